@@ -1,0 +1,1 @@
+export * from './messages/message-row.js';
