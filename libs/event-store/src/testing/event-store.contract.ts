@@ -1,0 +1,159 @@
+import { chainHash } from '../event-hash.js';
+import { ConcurrencyError, type EventStore, IdempotencyKeyTaken, START, type StoredEvent } from '../event-store.js';
+
+/** Retries an expectation: the snapshot fence may briefly hide events behind another open transaction. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+const ev = (n: number) => ({ type: 'Noted', data: { n, text: `event ${n}`, at: 1779344917.2780898 } });
+
+/**
+ * ONE contract suite, run unchanged against every store (in memory, test PostgreSQL, embedded PostgreSQL).
+ * `open` returns a fresh store; stream ids are unique per test so stores may be shared.
+ */
+export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
+  describe(`event store contract: ${name}`, () => {
+    let store: EventStore;
+    let seq = 0;
+    const streamId = (label: string) => `${label}-${process.pid}-${Date.now()}-${++seq}`;
+    const mine = (events: readonly StoredEvent[], ids: string[]) => events.filter((e) => ids.includes(e.streamId));
+
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('appends a batch at the expected version and reads it back in order', async () => {
+      const id = streamId('s');
+      const result = await store.append(id, [ev(1), ev(2), ev(3)], { expectedVersion: 0 });
+      expect(result.version).toBe(3);
+      const events = await store.readStream(id);
+      expect(events.map((e) => [e.version, e.type, e.data])).toEqual([
+        [1, 'Noted', ev(1).data],
+        [2, 'Noted', ev(2).data],
+        [3, 'Noted', ev(3).data],
+      ]);
+      expect(await store.head(id)).toEqual({ version: 3, lastHash: result.lastHash, archived: false });
+    });
+
+    it('reads a range of versions', async () => {
+      const id = streamId('range');
+      await store.append(id, [ev(1), ev(2), ev(3), ev(4)]);
+      const events = await store.readStream(id, { from: 2, to: 3 });
+      expect(events.map((e) => e.version)).toEqual([2, 3]);
+    });
+
+    it('refuses an append whose expected version moved and stores nothing', async () => {
+      const id = streamId('conflict');
+      await store.append(id, [ev(1)], { expectedVersion: 0 });
+      await expect(store.append(id, [ev(2)], { expectedVersion: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect((await store.readStream(id)).map((e) => e.version)).toEqual([1]);
+    });
+
+    it('lets exactly one of two writers with the same expected version win', async () => {
+      for (const existing of [0, 1]) {
+        const id = streamId('race');
+        if (existing) await store.append(id, [ev(0)]);
+        const outcomes = await Promise.allSettled([
+          store.append(id, [ev(1), ev(2)], { expectedVersion: existing }),
+          store.append(id, [ev(3)], { expectedVersion: existing }),
+        ]);
+        const won = outcomes.filter((o) => o.status === 'fulfilled');
+        const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        expect(won).toHaveLength(1);
+        expect(lost[0].reason).toBeInstanceOf(ConcurrencyError);
+        const stored = await store.readStream(id);
+        expect(stored.map((e) => e.version)).toEqual(stored.map((_, i) => i + 1));
+      }
+    });
+
+    it('refuses a repeated idempotency key and stores nothing of that append', async () => {
+      const id = streamId('idem');
+      await store.append(id, [ev(1)], { idempotencyKeys: ['run:r1'] });
+      await expect(store.append(id, [ev(2)], { idempotencyKeys: ['run:r2', 'run:r1'] })).rejects.toBeInstanceOf(
+        IdempotencyKeyTaken,
+      );
+      expect((await store.readStream(id)).map((e) => e.version)).toEqual([1]);
+      expect(await store.findIdempotencyKey(id, 'run:r1')).toBe(1);
+      expect(await store.findIdempotencyKey(id, 'run:r2')).toBeNull();
+    });
+
+    it('chains event hashes the same way in every store', async () => {
+      const id = streamId('chain');
+      await store.append(id, [ev(1)]);
+      const result = await store.append(id, [ev(2), ev(3)]);
+      const [e1, e2, e3] = await store.readStream(id);
+      expect(e1.hash).toBe(chainHash('', 1, 'Noted', ev(1).data));
+      expect(e2.hash).toBe(chainHash(e1.hash, 2, 'Noted', ev(2).data));
+      expect(e3.hash).toBe(chainHash(e2.hash, 3, 'Noted', ev(3).data));
+      expect(result.lastHash).toBe(e3.hash);
+    });
+
+    it('reads all streams in commit order, page by page, from a checkpoint', async () => {
+      const a = streamId('all-a');
+      const b = streamId('all-b');
+      await store.append(a, [ev(1), ev(2)]);
+      await store.append(b, [ev(3)]);
+      await store.append(a, [ev(4)]);
+      const collected: StoredEvent[] = [];
+      let checkpoint = START;
+      for (let page = 0; page < 10_000; page++) {
+        const result = await store.readAll({ after: checkpoint, limit: 2 });
+        if (result.events.length === 0) break;
+        collected.push(...result.events);
+        checkpoint = result.checkpoint;
+      }
+      expect(mine(collected, [a, b]).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3, 4]);
+    });
+
+    it('never skips an event whose transaction commits after a later one', async () => {
+      const early = streamId('early');
+      const late = streamId('late');
+      const { checkpoint: before } = await eventually(
+        () => store.readAll({ after: START, limit: 100_000 }),
+        () => true,
+      );
+      const gate = deferred();
+      const held = store.append(early, [ev(1)], { holdOpen: gate.promise });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await store.append(late, [ev(2)]);
+
+      const whileOpen = await store.readAll({ after: before, limit: 100_000 });
+      expect(mine(whileOpen.events, [early, late])).toEqual([]);
+
+      gate.resolve();
+      await held;
+      const after = await eventually(
+        () => store.readAll({ after: whileOpen.checkpoint, limit: 100_000 }),
+        (r) => mine(r.events, [early, late]).length === 2,
+      );
+      expect(mine(after.events, [early, late]).map((e) => e.streamId)).toEqual([early, late]);
+    });
+
+    it('stores nothing when a held transaction is abandoned', async () => {
+      const id = streamId('abandoned');
+      const gate = deferred();
+      const held = store.append(id, [ev(1)], { holdOpen: gate.promise });
+      gate.reject(new Error('client went away'));
+      await expect(held).rejects.toThrow('client went away');
+      expect(await store.readStream(id)).toEqual([]);
+      await store.append(id, [ev(2)], { expectedVersion: 0 });
+      expect((await store.readStream(id)).map((e) => e.version)).toEqual([1]);
+    });
+  });
+}

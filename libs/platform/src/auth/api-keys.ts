@@ -1,0 +1,72 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type Scope = 'ingest' | 'read' | 'admin';
+const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin'];
+
+export interface ApiKey {
+  readonly key: string;
+  readonly scopes: ReadonlySet<Scope>;
+}
+
+/** Parses `key:scope1+scope2,key2:scope`. A malformed entry is a startup error, never a silent open door. */
+export function parseApiKeys(spec: string): ApiKey[] {
+  return spec
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .map((entry) => {
+      const at = entry.lastIndexOf(':');
+      if (at <= 0) throw new Error(`CHRONICLE_API_KEYS entry "${entry.slice(0, 4)}…" needs the form key:scope1+scope2`);
+      const key = entry.slice(0, at);
+      const scopes = entry.slice(at + 1).split('+');
+      for (const scope of scopes) {
+        if (!SCOPES.includes(scope as Scope)) {
+          throw new Error(`CHRONICLE_API_KEYS: unknown scope "${scope}" (use ${SCOPES.join(', ')})`);
+        }
+      }
+      return { key, scopes: new Set(scopes as Scope[]) };
+    });
+}
+
+/** `admin` implies the other two scopes. */
+export function allows(key: ApiKey, scope: Scope): boolean {
+  return key.scopes.has('admin') || key.scopes.has(scope);
+}
+
+export interface KeyResolution {
+  readonly keys: ApiKey[];
+  /** Set only on the first start without configured keys: the new key, to be printed once. */
+  readonly generated: string | null;
+  readonly keyFile: string | null;
+}
+
+/**
+ * Configured keys, or the admin key kept in the data folder; on the first start without either a
+ * key is generated and stored (0600). The service never runs open.
+ */
+export function resolveApiKeys(spec: string | undefined, dataDir: string): KeyResolution {
+  if (spec && spec.trim()) return { keys: parseApiKeys(spec), generated: null, keyFile: null };
+  const keyFile = join(resolve(dataDir), 'admin-api-key');
+  if (existsSync(keyFile)) {
+    const key = readFileSync(keyFile, 'utf8').trim();
+    return { keys: [{ key, scopes: new Set<Scope>(['admin']) }], generated: null, keyFile };
+  }
+  mkdirSync(resolve(dataDir), { recursive: true });
+  const key = `chr_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return { keys: [{ key, scopes: new Set<Scope>(['admin']) }], generated: key, keyFile };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant-time lookup of a presented bearer token. */
+export function findKey(keys: readonly ApiKey[], presented: string): ApiKey | null {
+  const presentedDigest = digest(presented);
+  let found: ApiKey | null = null;
+  for (const candidate of keys) {
+    if (timingSafeEqual(digest(candidate.key), presentedDigest)) found = candidate;
+  }
+  return found;
+}

@@ -1,0 +1,42 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { ProblemError } from '../errors/problem.js';
+import { allows, type ApiKey, findKey, type Scope } from './api-keys.js';
+
+export const API_KEYS = Symbol('API_KEYS');
+const SCOPE_KEY = 'chronicle:scope';
+
+/** Marks a route (or controller) with the scope it needs; routes without it are public (health, metrics). */
+export const RequireScope = (scope: Scope) => SetMetadata(SCOPE_KEY, scope);
+
+export interface AuthenticatedRequest extends Request {
+  apiKey?: ApiKey;
+}
+
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(API_KEYS) private readonly keys: readonly ApiKey[],
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!scope) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new ProblemError(401, 'UNAUTHENTICATED', 'Send an API key as "Authorization: Bearer <key>".');
+    const key = findKey(this.keys, match[1]);
+    if (!key) throw new ProblemError(401, 'UNAUTHENTICATED', 'The API key is not known.');
+    if (!allows(key, scope)) {
+      throw new ProblemError(403, 'FORBIDDEN', `This route needs the "${scope}" scope (or "admin").`);
+    }
+    request.apiKey = key;
+    return true;
+  }
+}

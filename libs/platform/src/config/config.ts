@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  CHRONICLE_DATA_DIR: z.string().min(1).default('./.chronicle'),
+  CHRONICLE_API_KEYS: z.string().optional(),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  CHRONICLE_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  CHRONICLE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
+  CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
+  CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
+  CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+});
+
+export interface ChronicleConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly apiKeys: string | undefined;
+  readonly logLevel: (typeof logLevels)[number];
+  readonly bodyLimitBytes: number;
+  readonly rateLimitPerMinute: number;
+  readonly recoveryIntervalMs: number;
+  readonly snapshotEvery: number;
+  readonly dbPoolSize: number;
+}
+
+/** Reads the service configuration from the environment; a bad value names the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfig {
+  const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]));
+  const parsed = envSchema.safeParse(blankToUndefined);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.CHRONICLE_DATA_DIR,
+    apiKeys: e.CHRONICLE_API_KEYS,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.CHRONICLE_BODY_LIMIT_BYTES,
+    rateLimitPerMinute: e.CHRONICLE_RATE_LIMIT_PER_MINUTE,
+    recoveryIntervalMs: e.CHRONICLE_RECOVERY_INTERVAL_MS,
+    snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
+    dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
+  };
+}

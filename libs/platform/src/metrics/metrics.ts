@@ -1,0 +1,51 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The service's Prometheus metrics, one registry per app instance (tests boot several). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly appends = new Counter({
+    name: 'chronicle_appends_total',
+    help: 'Appends to session streams, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly appendedEvents = new Counter({
+    name: 'chronicle_appended_events_total',
+    help: 'Domain events appended',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  readonly appendLatency = new Histogram({
+    name: 'chronicle_append_duration_seconds',
+    help: 'Latency of one append transaction',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+  readonly projectionLag = new Gauge({
+    name: 'chronicle_projection_lag_events',
+    help: 'Events visible in the log that an async projector has not processed yet',
+    labelNames: ['projection'] as const,
+    registers: [this.registry],
+  });
+  readonly recoveryDecisions = new Counter({
+    name: 'chronicle_recovery_decisions_total',
+    help: 'Decisions appended by the recovery supervisor, by kind and cause',
+    labelNames: ['decision', 'cause'] as const,
+    registers: [this.registry],
+  });
+  readonly clientDisconnects = new Counter({
+    name: 'chronicle_client_disconnects_total',
+    help: 'Requests whose client went away mid-response (broken pipe, reset)',
+    registers: [this.registry],
+  });
+  readonly viewCache = new Counter({
+    name: 'chronicle_view_cache_total',
+    help: 'Rendered-view cache lookups, by result',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'chronicle_' });
+  }
+}

@@ -1,0 +1,5 @@
+import { EventStore1764500000000 } from './1764500000000-event-store.js';
+import { SessionReadModels1764500001000 } from './1764500001000-session-read-models.js';
+
+/** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
+export const migrations = [EventStore1764500000000, SessionReadModels1764500001000];

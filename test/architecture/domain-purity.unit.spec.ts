@@ -1,0 +1,33 @@
+import { ESLint } from 'eslint';
+
+/** The dependency rule of eslint.config.js: libs/domain stays pure. */
+async function lintAsDomainFile(code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: process.cwd() });
+  const [result] = await eslint.lintText(code, { filePath: 'libs/domain/src/probe.ts' });
+  return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('libs/domain dependency rule', () => {
+  it.each([
+    ["import { Injectable } from '@nestjs/common';", 'no frameworks'],
+    ["import { DataSource } from 'typeorm';", 'no frameworks'],
+    ["import pg from 'pg';", 'no frameworks'],
+    ["import { readFileSync } from 'node:fs';", 'no node IO'],
+    ["import { request } from 'http';", 'no node IO'],
+    ["import { PostgresEventStore } from '#event-store';", 'another lib'],
+    ["import { x } from '../../../apps/session-api/src/main.js';", 'outside itself'],
+  ])('rejects %s', async (line, reason) => {
+    const messages = await lintAsDomainFile(`${line}\nexport const probe = 1;\n`);
+    expect(messages.join('\n')).toContain(reason);
+  });
+
+  it('rejects the clock, randomness and env', async () => {
+    const messages = await lintAsDomainFile('export const t = [Date.now(), Math.random(), process.env.X, new Date()];\n');
+    expect(messages.filter((m) => m.includes('libs/domain is pure'))).toHaveLength(4);
+  });
+
+  it('accepts pure code and node:crypto', async () => {
+    const messages = await lintAsDomainFile("import { createHash } from 'node:crypto';\nexport const h = createHash;\n");
+    expect(messages).toEqual([]);
+  });
+});
