@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { PostgresEventStore } from '#event-store';
+import { instrumentEventStore, PostgresEventStore } from '#event-store';
+import { Metrics } from '#platform';
 
 export const PG_POOL = Symbol('PG_POOL');
 export const EVENT_STORE = Symbol('EVENT_STORE');
@@ -24,7 +25,18 @@ export class DatabaseModule implements OnApplicationShutdown {
             return pool;
           },
         },
-        { provide: EVENT_STORE, useFactory: (pool: pg.Pool) => new PostgresEventStore(pool), inject: [PG_POOL] },
+        {
+          provide: EVENT_STORE,
+          useFactory: (pool: pg.Pool, metrics: Metrics) =>
+            instrumentEventStore(new PostgresEventStore(pool), {
+              appended({ outcome, seconds, types }) {
+                metrics.appends.inc({ outcome });
+                metrics.appendLatency.observe(seconds);
+                for (const type of types) metrics.appendedEvents.inc({ type });
+              },
+            }),
+          inject: [PG_POOL, Metrics],
+        },
       ],
       exports: [PG_POOL, EVENT_STORE],
     };
