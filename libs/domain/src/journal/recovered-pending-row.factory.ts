@@ -1,0 +1,61 @@
+import type { MessageRow } from '../messages/message-row.js';
+import { canonicalJson, rowText, ws } from './journal-text.helpers.js';
+import type { PendingTurn } from './journal.types.js';
+
+const DEFAULT_SOURCE = 'webui';
+
+function sourceOf(source: string | null | undefined): string {
+  return source ? source : DEFAULT_SOURCE;
+}
+
+function wholeSecondsOf(timestamp: number | null | undefined): number | null {
+  return typeof timestamp === 'number' && Number.isFinite(timestamp) ? Math.trunc(timestamp) : null;
+}
+
+/**
+ * §4.4: the user row a recovery materialises from the pending turn. The checkpoint timestamp is
+ * the integer part of `submittedAt`; attachments only when there are some, source only when it
+ * is not the default `webui`.
+ */
+export function buildRecoveredPendingRow(pending: PendingTurn): MessageRow {
+  const attachments = pending.attachments ?? [];
+  const source = sourceOf(pending.source);
+  return {
+    role: 'user',
+    content: pending.text,
+    timestamp: Math.trunc(pending.submittedAt),
+    recovered: true,
+    ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
+    ...(source !== DEFAULT_SOURCE ? { source } : {}),
+  };
+}
+
+/**
+ * Two user rows are the same checkpoint: ws-equal text, equal whole-second timestamps, same
+ * source (missing = `webui`) and identical attachment lists (missing = none).
+ */
+export function isSameCheckpoint(a: MessageRow, b: MessageRow): boolean {
+  return (
+    a.role === 'user' &&
+    b.role === 'user' &&
+    ws(rowText(a)) === ws(rowText(b)) &&
+    wholeSecondsOf(a.timestamp) === wholeSecondsOf(b.timestamp) &&
+    sourceOf(a.source) === sourceOf(b.source) &&
+    canonicalJson(a.attachments ?? []) === canonicalJson(b.attachments ?? [])
+  );
+}
+
+/** §4.3 "checkpoint match": the row is the pending turn's user row. */
+export function isCheckpointMatch(row: MessageRow, pending: PendingTurn): boolean {
+  return isSameCheckpoint(row, buildRecoveredPendingRow(pending));
+}
+
+/** Index of the last row that starts the pending turn: a checkpoint match or a user row with its text. */
+export function findTurnStart(rows: readonly MessageRow[], pending: PendingTurn): number | null {
+  const text = ws(pending.text);
+  for (let index = rows.length - 1; index >= 0; index -= 1) {
+    const row = rows[index];
+    if (isCheckpointMatch(row, pending) || (row.role === 'user' && ws(rowText(row)) === text)) return index;
+  }
+  return null;
+}
