@@ -5,3 +5,4 @@ export * from './events/index.js';
 export * from './projection/index.js';
 export * from './deciders/index.js';
 export * from './journal/index.js';
+export * from './merge/index.js';

@@ -1,0 +1,99 @@
+import {
+  evolveAll,
+  initialSessionState,
+  projectSession,
+  render,
+  type MessageRow,
+  type SessionEvent,
+  type StateRow,
+} from '../libs/domain/src/index.js';
+import { benchMerge } from './merge.bench.js';
+
+/**
+ * Fold benchmark. Run by hand after a build: `node dist/bench/fold.bench.js`. A realistic long session of
+ * 100,000 events: turns of a submission, a streamed journal (tokens, a tool call and its completion, `done`),
+ * a settle, and the agent store's copy of the turn (workspace-prefixed prompt, sub-second timestamps) observed
+ * after it; every 40th turn is interrupted and its journal arrives after the decision.
+ */
+const TARGET_EVENTS = 100_000;
+const TOKENS_PER_TURN = 300;
+const START = 1_780_000_000;
+const RUNS = 7;
+
+function buildSession(): SessionEvent[] {
+  const events: SessionEvent[] = [{ type: 'SessionStarted', data: { sessionId: 'bench', title: 'Bench', parentSessionId: null, createdAt: START } }];
+  let rowId = 0;
+  for (let turn = 0; events.length < TARGET_EVENTS; turn += 1) {
+    const runId = `run-${turn}`;
+    const t0 = START + turn * 600;
+    const text = `question ${turn}: please look at item ${turn} and explain`;
+    events.push({ type: 'UserMessageSubmitted', data: { runId, text, attachments: [], source: null, submittedAt: t0 } });
+    const interrupted = turn % 40 === 39;
+    const journal: SessionEvent[] = [];
+    let seq = 0;
+    const add = (event: string, payload: Record<string, unknown>, at: number): void => {
+      seq += 1;
+      journal.push({ type: 'JournalEventRecorded', data: { runId, seq, event, payload, createdAt: at } });
+    };
+    add('tool', { name: 'search', preview: `item ${turn}`, args: { q: `item ${turn}` } }, t0 + 1);
+    add('tool_complete', { name: 'search', duration: 0.4, is_error: false }, t0 + 2);
+    for (let i = 0; i < TOKENS_PER_TURN; i += 1) add('token', { text: `w${i} ` }, t0 + 3 + i / 100);
+    const answer = Array.from({ length: TOKENS_PER_TURN }, (_, i) => `w${i}`).join(' ');
+    if (interrupted) {
+      events.push({ type: 'TurnInterrupted', data: { runId, cause: 'process_restart', detectedAt: t0 + 60, evidence: { now: t0 + 60 } } });
+      events.push(...journal);
+      continue;
+    }
+    add('done', {}, t0 + 10);
+    events.push(...journal);
+    const rows: MessageRow[] = [
+      { role: 'user', content: text, timestamp: t0 },
+      { role: 'assistant', content: answer, timestamp: t0 + 10 },
+    ];
+    events.push({ type: 'TurnSettled', data: { runId, rows, settledAt: t0 + 10 } });
+    const stateRows: StateRow[] = [
+      { role: 'user', content: `[Workspace::v1: /w]\n${text}`, timestamp: t0 + 0.25, rowId: ++rowId, active: true },
+      { role: 'assistant', content: answer, timestamp: t0 + 10.5, rowId: ++rowId, active: true, apiContent: answer },
+    ];
+    events.push({ type: 'StateRowsObserved', data: { rows: stateRows, observedAt: t0 + 11 } });
+  }
+  return events.slice(0, TARGET_EVENTS);
+}
+
+function time<T>(fn: () => T): { ms: number; result: T } {
+  const start = process.hrtime.bigint();
+  const result = fn();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, result };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+const events = buildSession();
+const counts = new Map<string, number>();
+for (const event of events) counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
+const folds: number[] = [];
+const renders: number[] = [];
+const projections: number[] = [];
+let displayRows = 0;
+for (let run = 0; run < RUNS; run += 1) {
+  const fold = time(() => evolveAll(initialSessionState(), events));
+  folds.push(fold.ms);
+  renders.push(time(() => render(fold.result)).ms);
+  const projection = time(() => projectSession(events));
+  projections.push(projection.ms);
+  displayRows = projection.result.display.length;
+}
+const perSecond = (ms: number): string => Math.round(events.length / (ms / 1000)).toLocaleString('en-US');
+console.log(`events: ${events.length} (${[...counts].map(([type, n]) => `${type} ${n}`).join(', ')}); display rows: ${displayRows}`);
+console.table([
+  { step: 'evolveAll (fold only)', 'median ms': median(folds).toFixed(1), 'events/s': perSecond(median(folds)) },
+  { step: 'render (merge, markers)', 'median ms': median(renders).toFixed(1), 'events/s': '' },
+  { step: 'projectSession', 'median ms': median(projections).toFixed(1), 'events/s': perSecond(median(projections)) },
+]);
+const merge = benchMerge();
+// The two lines scripts read: keep them last.
+console.log(`fold events/s: ${Math.round(events.length / (median(projections) / 1000))}`);
+console.log(`merge 10k+10k ms: ${merge.ms.toFixed(1)}`);

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * Schemas of the row shapes of the HTTP contract. They validate request bodies, type the stored events and
+ * generate the OpenAPI document, so they are the single source of what a row may hold. Unknown row fields are
+ * stripped (the contract lists every field; new ones are added here first).
+ */
+export const idSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must match [A-Za-z0-9_.:-]{1,128}');
+
+/** Epoch seconds; floats allowed (agents stamp sub-second times). zod 4 numbers reject NaN and ±Infinity. */
+export const epochSecondsSchema = z.number().nonnegative();
+
+export const roleSchema = z.enum(['user', 'assistant', 'tool', 'system']);
+
+export const interruptionCauseSchema = z.enum([
+  'process_restart',
+  'stream_run_split_brain',
+  'lost_worker_bookkeeping',
+  'unknown',
+]);
+
+const jsonRecordSchema = z.record(z.string(), z.unknown());
+
+/** A content part: text and image parts are checked, any other `type` is kept as the client sent it. */
+export const contentPartSchema = z.looseObject({ type: z.string().min(1) }).superRefine((part, ctx) => {
+  if (part.type === 'text' && typeof part['text'] !== 'string') {
+    ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs a string text' });
+  }
+  if (part.type === 'image_url') {
+    const image = part['imageUrl'];
+    const url = typeof image === 'object' && image !== null ? (image as { url?: unknown }).url : undefined;
+    if (typeof url !== 'string') {
+      ctx.addIssue({ code: 'custom', path: ['imageUrl', 'url'], message: 'an image_url part needs imageUrl.url' });
+    }
+  }
+});
+
+export const messageContentSchema = z.union([z.string(), z.array(contentPartSchema)]);
+
+export const messageRowSchema = z.object({
+  role: roleSchema,
+  content: messageContentSchema.nullable().optional(),
+  timestamp: z.number().nullable().optional(),
+  id: z.string().nullable().optional(),
+  attachments: z.array(z.unknown()).optional(),
+  toolCalls: z.array(z.unknown()).optional(),
+  toolCallId: z.string().nullable().optional(),
+  toolName: z.string().nullable().optional(),
+  reasoning: z.string().nullable().optional(),
+  apiContent: z.string().nullable().optional(),
+  rowId: z.number().int().nonnegative().nullable().optional(),
+  partial: z.boolean().optional(),
+  partialToolCalls: z.array(z.unknown()).optional(),
+  error: z.boolean().optional(),
+  type: z.string().optional(),
+  interruptionCause: interruptionCauseSchema.optional(),
+  recovered: z.boolean().optional(),
+  source: z.string().nullable().optional(),
+  recoveredFromRunJournal: z.boolean().optional(),
+  recoveredRunId: z.string().optional(),
+  recoveredEventId: z.string().optional(),
+  meta: jsonRecordSchema.optional(),
+});
+
+export const stateRowSchema = messageRowSchema.extend({
+  rowId: z.number().int().nonnegative(),
+  active: z.boolean().default(true),
+});
+
+export const journalEventSchema = z.object({
+  seq: z.number().int().min(1),
+  event: z.string().min(1),
+  payload: jsonRecordSchema,
+  createdAt: z.number(),
+});
+
+export const toolCardSchema = z.object({
+  name: z.string(),
+  preview: z.string(),
+  args: z.record(z.string(), z.string()),
+  done: z.boolean(),
+  isError: z.boolean(),
+  duration: z.number().nullable(),
+  assistantMessageIndex: z.number().int().nullable(),
+  recoveredFromRunJournal: z.boolean(),
+  recoveredRunId: z.string().nullable(),
+});

@@ -1,0 +1,121 @@
+import type { InterruptionCause, JournalEvent, MessageRow, StateRow } from '../messages/message-row.js';
+
+/**
+ * The domain events of one session stream. Names and data shapes are permanent: a breaking change gets a new
+ * type name (`…V2`) and an upcaster. Times are epoch seconds, as the agent or the supervisor stamped them.
+ */
+type DomainEvent<Type extends string, Data> = { readonly type: Type; readonly data: Data };
+
+export type TruncationReason = 'edit' | 'retry' | 'undo' | 'clear' | 'compress';
+
+export interface SessionStartedData {
+  readonly sessionId: string;
+  readonly title: string | null;
+  readonly parentSessionId: string | null;
+  readonly createdAt: number;
+}
+
+/** Rows the UI owns and committed (the reference "sidecar" rows); importers use it too. */
+export interface MessagesRecordedData {
+  readonly rows: readonly MessageRow[];
+}
+
+export interface UserMessageSubmittedData {
+  readonly runId: string;
+  readonly text: string;
+  readonly attachments: readonly unknown[];
+  readonly source: string | null;
+  readonly submittedAt: number;
+}
+
+/** The worker finished: `rows` are the turn's display rows, the user row included. */
+export interface TurnSettledData {
+  readonly runId: string;
+  readonly rows: readonly MessageRow[];
+  readonly settledAt: number;
+}
+
+export interface JournalEventRecordedData extends JournalEvent {
+  readonly runId: string;
+}
+
+export interface StateRowsObservedData {
+  readonly rows: readonly StateRow[];
+  readonly observedAt: number;
+}
+
+export interface TranscriptTruncatedData {
+  readonly keepCount: number;
+  readonly reason: TruncationReason;
+  readonly at: number;
+}
+
+export interface SessionCompressedData {
+  readonly childSessionId: string;
+  readonly at: number;
+}
+
+/** Recovery decision. `runId: null` = the pending turn had no run id (cause `unknown`). */
+export interface TurnInterruptedData {
+  readonly runId: string | null;
+  readonly cause: InterruptionCause;
+  readonly detectedAt: number;
+  readonly evidence: { readonly [key: string]: unknown };
+}
+
+export interface TurnRecoveredFromAgentStoreData {
+  readonly runId: string;
+  readonly detectedAt: number;
+  readonly evidence?: { readonly [key: string]: unknown };
+}
+
+export interface JournalRecoveryAbandonedData {
+  readonly runId: string;
+  readonly at: number;
+  readonly reason: string;
+}
+
+export type SessionStarted = DomainEvent<'SessionStarted', SessionStartedData>;
+export type MessagesRecorded = DomainEvent<'MessagesRecorded', MessagesRecordedData>;
+export type UserMessageSubmitted = DomainEvent<'UserMessageSubmitted', UserMessageSubmittedData>;
+export type TurnSettled = DomainEvent<'TurnSettled', TurnSettledData>;
+export type JournalEventRecorded = DomainEvent<'JournalEventRecorded', JournalEventRecordedData>;
+export type StateRowsObserved = DomainEvent<'StateRowsObserved', StateRowsObservedData>;
+export type TranscriptTruncated = DomainEvent<'TranscriptTruncated', TranscriptTruncatedData>;
+export type SessionCompressed = DomainEvent<'SessionCompressed', SessionCompressedData>;
+export type TurnInterrupted = DomainEvent<'TurnInterrupted', TurnInterruptedData>;
+export type TurnRecoveredFromAgentStore = DomainEvent<'TurnRecoveredFromAgentStore', TurnRecoveredFromAgentStoreData>;
+export type JournalRecoveryAbandoned = DomainEvent<'JournalRecoveryAbandoned', JournalRecoveryAbandonedData>;
+
+export type SessionEvent =
+  | SessionStarted
+  | MessagesRecorded
+  | UserMessageSubmitted
+  | TurnSettled
+  | JournalEventRecorded
+  | StateRowsObserved
+  | TranscriptTruncated
+  | SessionCompressed
+  | TurnInterrupted
+  | TurnRecoveredFromAgentStore
+  | JournalRecoveryAbandoned;
+
+export type SessionEventType = SessionEvent['type'];
+
+export type SessionEventOf<Type extends SessionEventType> = Extract<SessionEvent, { readonly type: Type }>;
+
+export type SessionEventData<Type extends SessionEventType> = SessionEventOf<Type>['data'];
+
+export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
+  'SessionStarted',
+  'MessagesRecorded',
+  'UserMessageSubmitted',
+  'TurnSettled',
+  'JournalEventRecorded',
+  'StateRowsObserved',
+  'TranscriptTruncated',
+  'SessionCompressed',
+  'TurnInterrupted',
+  'TurnRecoveredFromAgentStore',
+  'JournalRecoveryAbandoned',
+];

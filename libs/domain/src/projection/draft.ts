@@ -1,0 +1,65 @@
+import { emptyRun, runKey, type RunRecord, type SessionState } from './session.state.js';
+
+/** The state being folded: owned by one `evolveAll` call, written in place. */
+export type Draft = Mutable<SessionState>;
+
+/** `lastActivityAt` is the max of every event time field seen. */
+export function touch(draft: Draft, time: unknown): void {
+  if (typeof time !== 'number' || !Number.isFinite(time)) return;
+  if (draft.lastActivityAt === null || time > draft.lastActivityAt) draft.lastActivityAt = time;
+}
+
+/**
+ * §2.5 R9: a committed user row moves a positive watermark to its timestamp, never from or to 0 (0 is the
+ * "cleared" sentinel and stays until the next truncation).
+ */
+export function advanceWatermark(watermark: number | null, timestamp: unknown): number | null {
+  if (watermark === null || watermark <= 0) return watermark;
+  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp <= 0) return watermark;
+  return timestamp;
+}
+
+export function ownRun(transient: Transient, draft: Draft, runId: string): Mutable<RunRecord> {
+  const memo = transient.memo.get(runId) as Mutable<RunRecord> | undefined;
+  if (memo !== undefined) return memo;
+  const runs = transient.own(draft.runs) as { [key: string]: RunRecord };
+  draft.runs = runs;
+  const key = runKey(runId);
+  const run = Object.hasOwn(runs, key) ? transient.own(runs[key]) : transient.adopt(emptyRun(runId));
+  runs[key] = run;
+  transient.memo.set(runId, run);
+  return run;
+}
+
+/**
+ * Copy-on-write with ownership, for folding many events in one go without mutating the state passed in.
+ * An object is copied the first time a fold writes to it and owned (mutable) from then on, so a run of
+ * token events pushes into one journal array instead of copying it per event. Ownership lives in this
+ * object only; a state that left the fold is never written again.
+ */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class Transient {
+  private readonly owned = new WeakSet<object>();
+  /** Owned records of this fold by key (a run's record is looked up on every token event). */
+  readonly memo = new Map<string, object>();
+
+  /** A writable version of `value`: itself when this fold made it, else a shallow copy. */
+  own<T extends object>(value: T): Mutable<T> {
+    if (this.owned.has(value)) return value as Mutable<T>;
+    const copy = (Array.isArray(value) ? value.slice() : { ...value }) as Mutable<T>;
+    this.owned.add(copy);
+    return copy;
+  }
+
+  /** Marks an object this fold built as writable. */
+  adopt<T extends object>(value: T): Mutable<T> {
+    this.owned.add(value);
+    return value as Mutable<T>;
+  }
+
+  /** A writable array: the same one when owned, a copy otherwise. */
+  ownArray<T>(value: readonly T[]): T[] {
+    return this.own(value as T[]) as unknown as T[];
+  }
+}

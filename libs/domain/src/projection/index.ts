@@ -1,0 +1,22 @@
+export { initialSessionState, isRunSlot, runOf } from './session.state.js';
+export type {
+  CommittedEntry,
+  InterruptionRecord,
+  PendingTurnView,
+  RunOutcome,
+  RunRecord,
+  RunSlot,
+  SessionState,
+} from './session.state.js';
+export { evolve, evolveAll } from './session.evolve.js';
+export { projectSession, render, renderTranscript } from './session.render.js';
+export { canSupersede } from './commit.policy.js';
+export { findStateRow } from './state-rows.js';
+export type {
+  MarkerCounts,
+  RenderedTranscript,
+  SessionStatus,
+  SessionSummaryView,
+  SessionView,
+  TranscriptViewName,
+} from './session.view.js';

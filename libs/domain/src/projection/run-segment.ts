@@ -1,0 +1,113 @@
+import {
+  buildMarkerRow,
+  buildRecoveredPendingRow,
+  deriveShownMarkerStatus,
+  isCheckpointMatch,
+  journalEndsTurn,
+  materialiseJournal,
+  mirrorToContext,
+  recoverGatewayTerminalError,
+  summarizeJournal,
+  type PendingTurn,
+  type ShownMarkerStatus,
+} from '../journal/index.js';
+import type { InterruptionCause, MessageRow, ToolCard } from '../messages/message-row.js';
+import type { InterruptionRecord, RunRecord } from './session.state.js';
+import { rowText, ws } from './row-text.js';
+
+/** The marker an interrupted run shows, with the index of its row in the rows it was derived into. */
+export interface DerivedMarker {
+  readonly runId: string;
+  readonly cause: InterruptionCause;
+  readonly status: ShownMarkerStatus;
+  readonly content: string;
+  readonly timestamp: number;
+  readonly rowIndex: number;
+}
+
+export interface RunSegmentInput {
+  readonly sessionId: string;
+  readonly run: RunRecord;
+  readonly interruption: InterruptionRecord;
+  /** Rows (and context, cards) before the slot; the segment is appended to them. */
+  readonly rows: readonly MessageRow[];
+  readonly context: readonly MessageRow[];
+  readonly toolCards: readonly ToolCard[];
+}
+
+export interface RunSegment {
+  readonly rows: readonly MessageRow[];
+  readonly context: readonly MessageRow[];
+  readonly toolCards: readonly ToolCard[];
+  readonly marker: DerivedMarker | null;
+}
+
+const asPending = ({ turn }: InterruptionRecord): PendingTurn => ({
+  text: turn.text,
+  submittedAt: turn.submittedAt,
+  attachments: turn.attachments,
+  source: turn.source,
+});
+
+/** §4.3: the prompt is already the transcript's tail (a checkpoint match, or a user row with its text). */
+function promptIsTail(rows: readonly MessageRow[], pending: PendingTurn): boolean {
+  const last = rows.at(-1);
+  return last !== undefined && (isCheckpointMatch(last, pending) || (last.role === 'user' && ws(rowText(last)) === ws(pending.text)));
+}
+
+function latestUserHasText(rows: readonly MessageRow[], text: string): boolean {
+  const user = rows.findLast((row) => row.role === 'user');
+  return user !== undefined && ws(rowText(user)) === ws(text);
+}
+
+/**
+ * Derives what an interrupted run adds to the transcript, afresh from its journal (§4.3 branch A):
+ * a completed journal settles the turn (recovered rows with dedupe, no marker, §3.5); otherwise the recovered
+ * user row, the journal output, then a validated gateway error (§3.8) or the marker (§3.4, §3.9).
+ */
+export function deriveRunSegment(input: RunSegmentInput): RunSegment {
+  const { run, interruption } = input;
+  const pending = asPending(interruption);
+  const journal = summarizeJournal(run.runId, run.journal);
+  const recoveredRow = buildRecoveredPendingRow(pending);
+  const fallbackTimestamp = Math.trunc(interruption.detectedAt);
+  let rows: readonly MessageRow[] = input.rows;
+  const completed = journalEndsTurn(journal);
+  const appendPrompt = completed
+    ? !promptIsTail(rows, pending) && !latestUserHasText(rows, pending.text)
+    : !promptIsTail(rows, pending);
+  // Without a completed journal the prompt reaches the model even when the display already shows it (§4.3).
+  const context =
+    appendPrompt || !completed ? mirrorToContext(input.context, rows, recoveredRow) : input.context;
+  if (appendPrompt) rows = [...rows, recoveredRow];
+  const output = materialiseJournal({
+    runId: run.runId,
+    events: journal.events,
+    rows,
+    context,
+    toolCards: input.toolCards,
+    dedupeExisting: completed,
+    pending,
+    fallbackTimestamp,
+  });
+  if (completed) return { ...output, marker: null };
+  const gateway = recoverGatewayTerminalError({
+    sessionId: input.sessionId,
+    runId: run.runId,
+    events: journal.events,
+    rows: output.rows,
+    pending,
+  });
+  if (gateway.recovered) return { ...output, rows: gateway.rows, marker: null };
+  const status = deriveShownMarkerStatus(journal, interruption.abandoned);
+  const markerRow = buildMarkerRow({ cause: interruption.cause, status, timestamp: interruption.detectedAt });
+  const marker: DerivedMarker = {
+    runId: run.runId,
+    cause: interruption.cause,
+    status,
+    content: typeof markerRow.content === 'string' ? markerRow.content : '',
+    timestamp: markerRow.timestamp ?? fallbackTimestamp,
+    rowIndex: output.rows.length,
+  };
+  return { ...output, rows: [...output.rows, markerRow], marker };
+}

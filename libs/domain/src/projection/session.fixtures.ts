@@ -1,0 +1,84 @@
+import type { SessionEvent } from '../events/session.events.js';
+import type { InterruptionCause, MessageRow, StateRow } from '../messages/message-row.js';
+
+/** Event and row builders for given/when/then tests of the projection and the decider. */
+export const user = (content: string, timestamp: number, extra: Partial<MessageRow> = {}): MessageRow => ({
+  role: 'user',
+  content,
+  timestamp,
+  ...extra,
+});
+
+export const assistant = (content: string, timestamp: number, extra: Partial<MessageRow> = {}): MessageRow => ({
+  role: 'assistant',
+  content,
+  timestamp,
+  ...extra,
+});
+
+export const stateRow = (rowId: number, row: MessageRow, extra: Partial<StateRow> = {}): StateRow => ({
+  ...row,
+  rowId,
+  active: true,
+  ...extra,
+});
+
+export const started = (sessionId = 's1', createdAt = 1000, title: string | null = null): SessionEvent => ({
+  type: 'SessionStarted',
+  data: { sessionId, title, parentSessionId: null, createdAt },
+});
+
+export const recorded = (...rows: MessageRow[]): SessionEvent => ({ type: 'MessagesRecorded', data: { rows } });
+
+export const submitted = (runId: string, text: string, submittedAt: number, attachments: unknown[] = []): SessionEvent => ({
+  type: 'UserMessageSubmitted',
+  data: { runId, text, attachments, source: null, submittedAt },
+});
+
+export const settled = (runId: string, rows: MessageRow[], settledAt: number): SessionEvent => ({
+  type: 'TurnSettled',
+  data: { runId, rows, settledAt },
+});
+
+export const journal = (
+  runId: string,
+  seq: number,
+  event: string,
+  payload: Record<string, unknown>,
+  createdAt: number,
+): SessionEvent => ({ type: 'JournalEventRecorded', data: { runId, seq, event, payload, createdAt } });
+
+export const tokens = (runId: string, fromSeq: number, texts: string[], createdAt: number): SessionEvent[] =>
+  texts.map((text, index) => journal(runId, fromSeq + index, 'token', { text }, createdAt + index / 100));
+
+export const observed = (rows: StateRow[], observedAt: number): SessionEvent => ({
+  type: 'StateRowsObserved',
+  data: { rows, observedAt },
+});
+
+export const truncated = (
+  keepCount: number,
+  reason: 'edit' | 'retry' | 'undo' | 'clear' | 'compress',
+  at: number,
+): SessionEvent => ({ type: 'TranscriptTruncated', data: { keepCount, reason, at } });
+
+export const interrupted = (
+  runId: string | null,
+  detectedAt: number,
+  cause: InterruptionCause = 'lost_worker_bookkeeping',
+): SessionEvent => ({ type: 'TurnInterrupted', data: { runId, cause, detectedAt, evidence: { now: detectedAt } } });
+
+export const recoveredFromAgentStore = (runId: string, detectedAt: number): SessionEvent => ({
+  type: 'TurnRecoveredFromAgentStore',
+  data: { runId, detectedAt },
+});
+
+export const abandoned = (runId: string, at: number): SessionEvent => ({
+  type: 'JournalRecoveryAbandoned',
+  data: { runId, at, reason: 'journal did not arrive within 86400 s' },
+});
+
+export const compressed = (childSessionId: string, at: number): SessionEvent => ({
+  type: 'SessionCompressed',
+  data: { childSessionId, at },
+});

@@ -1,0 +1,129 @@
+import type {
+  TranscriptTruncatedData,
+  TurnInterruptedData,
+  TurnRecoveredFromAgentStoreData,
+  TurnSettledData,
+} from '../events/session.events.js';
+import type { MessageRow } from '../messages/message-row.js';
+import { canSupersede, fixPointOf, fixWouldChangeNothing } from './commit.policy.js';
+import { advanceWatermark, ownRun, touch, type Draft, type Transient } from './draft.js';
+import { isRunSlot, runOf } from './session.state.js';
+import { effectiveStateRows } from './state-rows.js';
+import { expandCommitted } from './transcript.expand.js';
+import { collapseMerged, mergeWithSources } from './transcript.merge.js';
+
+/**
+ * A commit (a settle or a recovery decision) first fixes the merged display the turn ran on (S merged with T,
+ * rows the pending turn holds back excluded) as the new S, then lands the turn. Agent rows shown then (an
+ * external gateway turn seen before this UI turn) stay shown, even where a merge of the final lists alone would
+ * drop them because the new turn's rows are newer. Returns the state rows it adopted.
+ */
+function commitDisplay(transient: Transient, draft: Draft): readonly MessageRow[] {
+  const stateRows = effectiveStateRows(draft.stateRows, draft.pending);
+  if (stateRows.length === 0 || fixWouldChangeNothing(draft)) {
+    draft.lastFix = fixPointOf(draft);
+    return [];
+  }
+  const expansion = expandCommitted(draft, { withContext: false, withPending: false });
+  const merged = mergeWithSources(expansion, stateRows, draft);
+  const { committed, adopted } = collapseMerged(draft.committed, expansion, merged);
+  draft.committed = transient.adopt(committed);
+  draft.lastFix = fixPointOf(draft);
+  return adopted;
+}
+
+export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSettledData): void {
+  touch(draft, data.settledAt);
+  const run = runOf(draft, data.runId);
+  if (run?.outcome === 'settled' || run?.outcome === 'recovered_from_agent_store') return;
+  if (run?.outcome === 'interrupted') {
+    // Only the finished worker of the marker's own turn may replace it (the decider refuses the rest).
+    if (!canSupersede(draft, data.runId) || run.interruption === null) return;
+    draft.committed = transient.adopt(draft.committed.filter((entry) => !(isRunSlot(entry) && entry.slot === data.runId)));
+    draft.lastFix = null;
+    ownRun(transient, draft, data.runId).interruption = { ...run.interruption, superseded: true };
+  }
+  commitDisplay(transient, draft);
+  if (draft.pending?.runId === data.runId) draft.pending = null;
+  const committed = transient.ownArray(draft.committed);
+  draft.committed = committed;
+  for (const row of data.rows) {
+    committed.push(row);
+    if (row.role === 'user') draft.watermark = advanceWatermark(draft.watermark, row.timestamp ?? data.settledAt);
+  }
+  ownRun(transient, draft, data.runId).outcome = 'settled';
+  draft.latestRunId = data.runId;
+}
+
+/** The pending turn the decision names (`runId: null` names the pending turn, whatever its id). */
+function decidedTurn(draft: Draft, runId: string | null): string | null {
+  const pending = draft.pending;
+  if (pending === null || (runId !== null && runId !== pending.runId)) return null;
+  return runOf(draft, pending.runId)?.outcome == null ? pending.runId : null;
+}
+
+export function onTurnInterrupted(transient: Transient, draft: Draft, data: TurnInterruptedData): void {
+  touch(draft, data.detectedAt);
+  const runId = decidedTurn(draft, data.runId);
+  if (runId === null || draft.pending === null) return;
+  const turn = draft.pending;
+  commitDisplay(transient, draft);
+  const run = ownRun(transient, draft, runId);
+  run.outcome = 'interrupted';
+  run.interruption = {
+    cause: data.cause,
+    detectedAt: data.detectedAt,
+    evidence: data.evidence,
+    turn,
+    abandoned: false,
+    superseded: false,
+  };
+  draft.pending = null;
+  draft.committed = transient.ownArray(draft.committed);
+  (draft.committed as unknown[]).push({ slot: runId });
+  draft.interruptedRuns = transient.ownArray(draft.interruptedRuns);
+  (draft.interruptedRuns as string[]).push(runId);
+  draft.watermark = advanceWatermark(draft.watermark, Math.trunc(turn.submittedAt));
+  draft.latestRunId = runId;
+}
+
+export function onTurnRecoveredFromAgentStore(
+  transient: Transient,
+  draft: Draft,
+  data: TurnRecoveredFromAgentStoreData,
+): void {
+  touch(draft, data.detectedAt);
+  const runId = decidedTurn(draft, data.runId);
+  if (runId === null || draft.pending === null) return;
+  const turn = draft.pending;
+  ownRun(transient, draft, runId).outcome = 'recovered_from_agent_store';
+  draft.pending = null;
+  draft.latestRunId = runId;
+  // The agent rows hold the prompt: adopting them commits it, so they move the watermark (§2.5 R9).
+  const adoptedPrompt = commitDisplay(transient, draft).findLast((row) => row.role === 'user');
+  draft.watermark = advanceWatermark(draft.watermark, adoptedPrompt?.timestamp ?? Math.trunc(turn.submittedAt));
+}
+
+function lastTimestamp(rows: readonly MessageRow[], count: number): number {
+  for (let index = count - 1; index >= 0; index -= 1) {
+    const timestamp = rows[index].timestamp;
+    if (typeof timestamp === 'number' && Number.isFinite(timestamp)) return timestamp;
+  }
+  return 0;
+}
+
+/**
+ * Keeps the first `keepCount` rows of the committed display (a pending prompt is not part of it and stays
+ * pending) and sets W = B = the timestamp of the last kept row that has one (0 when none; always 0 for clear).
+ */
+export function onTranscriptTruncated(transient: Transient, draft: Draft, data: TranscriptTruncatedData): void {
+  touch(draft, data.at);
+  const expansion = expandCommitted(draft, { withContext: false, withPending: false });
+  const merged = mergeWithSources(expansion, effectiveStateRows(draft.stateRows, draft.pending), draft);
+  const keep = Math.max(0, Math.min(data.keepCount, merged.rows.length));
+  draft.committed = transient.adopt(collapseMerged(draft.committed, expansion, merged, keep).committed);
+  draft.lastFix = fixPointOf(draft);
+  const cut = data.reason === 'clear' ? 0 : lastTimestamp(merged.rows, keep);
+  draft.watermark = cut;
+  draft.boundary = cut;
+}
