@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, type AppRuntime } from './app.module.js';
+import { setupDocs } from './docs/openapi.js';
 
 /** Builds the HTTP app (used by main and by the e2e tests, which boot the real thing). */
 export async function createApp(runtime: AppRuntime): Promise<INestApplication> {
@@ -15,5 +16,6 @@ export async function createApp(runtime: AppRuntime): Promise<INestApplication> 
   app.set('trust proxy', true);
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  setupDocs(app);
   return app;
 }

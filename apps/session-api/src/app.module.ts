@@ -4,13 +4,22 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
-import { API_KEYS, ApiKeyGuard, type ApiKey, type ChronicleConfig, Metrics, ProblemDetailsFilter } from '#platform';
+import {
+  API_KEYS,
+  ApiKeyGuard,
+  type ApiKey,
+  type ChronicleConfig,
+  Metrics,
+  ProblemDetailsFilter,
+  RateLimiter,
+} from '#platform';
+import { CONFIG } from './app.constants.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 
-export const CONFIG = Symbol('CONFIG');
+export { CONFIG } from './app.constants.js';
 
 export interface AppRuntime {
   readonly config: ChronicleConfig;
@@ -29,13 +38,14 @@ class RuntimeModule {
         { provide: CONFIG, useValue: runtime.config },
         { provide: API_KEYS, useValue: runtime.keys },
         { provide: Metrics, useValue: metrics },
+        { provide: RateLimiter, useValue: new RateLimiter(runtime.config.rateLimitPerMinute) },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         {
           provide: APP_FILTER,
           useFactory: () => new ProblemDetailsFilter(() => metrics.clientDisconnects.inc()),
         },
       ],
-      exports: [CONFIG, API_KEYS, Metrics],
+      exports: [CONFIG, API_KEYS, Metrics, RateLimiter],
     };
   }
 }

@@ -37,6 +37,8 @@ export interface AppendOptions {
   readonly idempotencyKeys?: readonly string[];
   /** Small per-stream summary row written in the same transaction (session_summaries). */
   readonly summary?: unknown;
+  /** LISTEN/NOTIFY channel told `<streamId> <version>` when the append commits (other replicas' live feeds). */
+  readonly notify?: string;
   /**
    * Keeps the transaction open after the rows are written until this promise settles. Only for
    * tests that prove `readAll` never skips an event committed out of order.

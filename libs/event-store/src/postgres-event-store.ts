@@ -61,13 +61,15 @@ summary AS (
   SELECT $1, ok.version + cardinality($3::text[]), $8::jsonb FROM ok WHERE $8::jsonb IS NOT NULL
   ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()
   RETURNING 1
-)
+),
+notified AS (SELECT pg_notify($9::text, $1 || ' ' || version::text) FROM st WHERE $9::text IS NOT NULL)
 SELECT (SELECT version FROM cur)::text AS current_version,
        (SELECT version FROM st)::text AS new_version,
        (SELECT last_hash FROM st) AS last_hash,
        (SELECT array_agg(global_position::text ORDER BY version) FROM ins) AS positions,
        (SELECT count(*) FROM keys) AS key_count,
-       (SELECT count(*) FROM summary) AS summary_count`;
+       (SELECT count(*) FROM summary) AS summary_count,
+       (SELECT count(*) FROM notified) AS notified`;
 
 const EVENT_COLUMNS = `stream_id, version::text, global_position::text, type, data, metadata, hash,
   recorded_at, transaction_id::text`;
@@ -113,6 +115,7 @@ export class PostgresEventStore implements EventStore {
       events.map((e) => canonicalJson(e.data)),
       [...(options.idempotencyKeys ?? [])],
       options.summary === undefined ? null : JSON.stringify(options.summary),
+      options.notify ?? null,
     ];
     const client = await this.pool.connect();
     try {

@@ -8,3 +8,4 @@ export { ProblemDetailsFilter, zodProblems } from './errors/problem-details.filt
 export { isClientDisconnect } from './errors/client-disconnect.js';
 export { Metrics } from './metrics/metrics.js';
 export { ZodValidationPipe } from './validation/zod-validation.pipe.js';
+export { RateLimiter } from './auth/rate-limiter.js';

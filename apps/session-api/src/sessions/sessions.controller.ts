@@ -8,7 +8,7 @@ import { ID_PATTERN } from '#domain';
 import { RequireScope, ZodValidationPipe } from '#platform';
 import { checkId } from './session-id.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
-import { StartSession } from './start-session.command.js';
+import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import type { WriteResult } from './write-result.js';
 
 const id = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
@@ -44,18 +44,23 @@ export class SessionsController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<WriteResult> {
-    const { created, ...result } = await this.commands.execute(
-      new StartSession(
+    const sessionId = body.sessionId ?? randomUUID();
+    const result = await this.commands.execute(
+      new ExecuteSessionCommand(
+        sessionId,
         {
-          sessionId: body.sessionId ?? randomUUID(),
-          title: body.title ?? null,
-          parentSessionId: body.parentSessionId ?? null,
-          createdAt: body.createdAt ?? Date.now() / 1000,
+          type: 'StartSession',
+          data: {
+            sessionId,
+            title: body.title ?? null,
+            parentSessionId: body.parentSessionId ?? null,
+            createdAt: body.createdAt ?? Date.now() / 1000,
+          },
         },
-        requestId(request),
+        { requestId: requestId(request) },
       ),
     );
-    response.status(created ? 201 : 200);
+    response.status(result.duplicate ? 200 : 201);
     return result;
   }
 

@@ -1,10 +1,69 @@
-import { Module } from '@nestjs/common';
+import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import pg from 'pg';
+import type { EventStore } from '#event-store';
+import { type ChronicleConfig, Metrics } from '#platform';
+import { SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
+import { CONFIG } from '../app.constants.js';
+import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
+import { LiveController } from '../live/live.controller.js';
+import { CONFIG_HEARTBEAT_MS } from '../live/live.constants.js';
+import { LiveHub } from '../live/live-hub.js';
+import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
+import { IngestionController } from './ingestion.controller.js';
+import { SessionQueriesController } from './session-queries.controller.js';
+import { SessionWriter } from './session-writer.js';
 import { SessionsController } from './sessions.controller.js';
-import { StartSessionHandler } from './start-session.handler.js';
+
+const logger = new Logger('Sessions');
 
 @Module({
-  controllers: [SessionsController],
-  providers: [StartSessionHandler, GetSessionEventsHandler],
+  controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController],
+  providers: [
+    ExecuteSessionCommandHandler,
+    GetSessionEventsHandler,
+    SessionWriter,
+    LiveHub,
+    { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
+    {
+      provide: SessionViews,
+      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics) =>
+        new SessionViews(store, new SnapshotStore(pool), {
+          snapshotEvery: config.snapshotEvery,
+          onCache: (result) => metrics.viewCache.inc({ result }),
+          onError: (error) => logger.warn(`snapshot failed: ${(error as Error).message}`),
+        }),
+      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics],
+    },
+    {
+      provide: SessionIndexProjector,
+      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics) =>
+        new SessionIndexProjector(pool, store, views, {
+          onLag: (lag) => metrics.projectionLag.set({ projection: 'session_index' }, lag),
+          onError: (error) => logger.warn(`session index projector: ${(error as Error).message}`),
+        }),
+      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics],
+    },
+  ],
+  exports: [SessionWriter, SessionViews, LiveHub, SessionIndexProjector],
 })
-export class SessionsModule {}
+export class SessionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly projector: SessionIndexProjector,
+    private readonly hub: LiveHub,
+    @Inject(CONFIG) private readonly config: ChronicleConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.projector.start(this.config.projectorIntervalMs);
+    this.unsubscribe = this.hub.onAny(() => this.projector.poke());
+    this.projector.poke();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.unsubscribe?.();
+    await this.projector.stop();
+  }
+}

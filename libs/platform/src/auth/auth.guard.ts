@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { ProblemError } from '../errors/problem.js';
 import { allows, type ApiKey, findKey, type Scope } from './api-keys.js';
+import { RateLimiter } from './rate-limiter.js';
 
 export const API_KEYS = Symbol('API_KEYS');
 const SCOPE_KEY = 'chronicle:scope';
@@ -19,6 +20,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(API_KEYS) private readonly keys: readonly ApiKey[],
+    private readonly limiter: RateLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -35,6 +37,11 @@ export class ApiKeyGuard implements CanActivate {
     if (!key) throw new ProblemError(401, 'UNAUTHENTICATED', 'The API key is not known.');
     if (!allows(key, scope)) {
       throw new ProblemError(403, 'FORBIDDEN', `This route needs the "${scope}" scope (or "admin").`);
+    }
+    const wait = this.limiter.take(key.key);
+    if (wait > 0) {
+      context.switchToHttp().getResponse().setHeader('Retry-After', String(wait));
+      throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key; retry in ${wait} s.`);
     }
     request.apiKey = key;
     return true;

@@ -14,6 +14,8 @@ const envSchema = z.object({
   CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
 });
 
 export interface ChronicleConfig {
@@ -28,6 +30,8 @@ export interface ChronicleConfig {
   readonly recoveryIntervalMs: number;
   readonly snapshotEvery: number;
   readonly dbPoolSize: number;
+  readonly projectorIntervalMs: number;
+  readonly liveHeartbeatMs: number;
 }
 
 /** Reads the service configuration from the environment; a bad value names the variable. */
@@ -51,5 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     recoveryIntervalMs: e.CHRONICLE_RECOVERY_INTERVAL_MS,
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
+    projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
+    liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
   };
 }

@@ -16,7 +16,7 @@ function toProblem(error: unknown, request: Request): ProblemDetails {
   if (error instanceof ZodError) {
     return problem(400, 'VALIDATION_FAILED', 'The request has invalid fields.', zodProblems(error));
   }
-  const coded = error as { code?: unknown; message?: string; type?: string; status?: number };
+  const coded = error as { code?: unknown; message?: string; type?: string; status?: number; errors?: FieldProblem[] };
   if (coded?.type === 'entity.too.large') {
     return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit.');
   }
@@ -28,7 +28,8 @@ function toProblem(error: unknown, request: Request): ProblemDetails {
   if (typeof coded?.code === 'string' && STATUS_BY_CODE[coded.code]) {
     let status = STATUS_BY_CODE[coded.code];
     if (coded.code === 'STREAM_VERSION_CONFLICT' && request.headers['if-match']) status = 412;
-    return problem(status, status === 412 ? 'PRECONDITION_FAILED' : coded.code, coded.message ?? coded.code);
+    const errors = Array.isArray(coded.errors) ? coded.errors : undefined;
+    return problem(status, status === 412 ? 'PRECONDITION_FAILED' : coded.code, coded.message ?? coded.code, errors);
   }
   if (error instanceof HttpException) {
     // Nest wraps body-parser failures (malformed JSON, too large) in HttpExceptions.

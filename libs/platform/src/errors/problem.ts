@@ -29,6 +29,7 @@ export class ProblemError extends Error {
 /** Domain and store error codes → HTTP status, in one place. */
 export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   VALIDATION_FAILED: 400,
+  VALIDATION: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   SESSION_NOT_FOUND: 404,
@@ -39,6 +40,10 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   TURN_ALREADY_DECIDED: 409,
   TURN_NOT_PENDING: 409,
   TURN_ALREADY_PENDING: 409,
+  TURN_IN_PROGRESS: 409,
+  MARKER_NOT_PENDING: 409,
+  KEEP_COUNT_OUT_OF_RANGE: 422,
+  IDEMPOTENCY_KEY_TAKEN: 409,
   SESSION_ARCHIVED: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,

@@ -1,0 +1,134 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { z } from 'zod';
+import { journalEventSchema, messageRowSchema, sessionEventSchemas, stateRowSchema, toolCardSchema } from '#domain';
+import {
+  compressBody,
+  journalBody,
+  messagesBody,
+  settleBody,
+  stateRowsBody,
+  submissionBody,
+  truncateBody,
+} from '../sessions/ingestion.schemas.js';
+import { sessionListQuery } from '../sessions/session-list.js';
+import { eventsQuery, startSessionBody } from '../sessions/sessions.controller.js';
+import { transcriptQuery } from '../sessions/session-queries.controller.js';
+
+type Json = Record<string, unknown>;
+const schema = (s: z.ZodType, io: 'input' | 'output' = 'input'): Json =>
+  z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'openapi-3.0' }) as Json;
+
+const writeResult = {
+  type: 'object',
+  required: ['sessionId', 'version', 'appended', 'duplicate'],
+  properties: {
+    sessionId: { type: 'string' },
+    version: { type: 'integer' },
+    appended: { type: 'integer' },
+    duplicate: { type: 'boolean' },
+  },
+};
+const problem = { $ref: '#/components/schemas/Problem' };
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [String(code), { description: 'problem details', content: { 'application/problem+json': { schema: problem } } }]));
+
+function queryParameters(s: z.ZodObject): Json[] {
+  const json = schema(s) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+interface Route {
+  readonly summary: string;
+  readonly scope: 'ingest' | 'read' | 'admin';
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodObject;
+  readonly ok?: Json;
+  readonly status?: number;
+}
+
+const ROUTES: Record<string, Record<string, Route>> = {
+  '/v1/sessions': {
+    post: { summary: 'Start a session (SessionStarted); 200 + duplicate when it exists', scope: 'ingest', body: startSessionBody, ok: writeResult, status: 201 },
+    get: { summary: 'List sessions from the async index (status, q, cursor pagination)', scope: 'read', query: sessionListQuery },
+  },
+  '/v1/sessions/{id}': { get: { summary: 'Session summary folded at the current version', scope: 'read' } },
+  '/v1/sessions/{id}/messages': { post: { summary: 'MessagesRecorded: UI-owned committed rows', scope: 'ingest', body: messagesBody, ok: writeResult } },
+  '/v1/sessions/{id}/submissions': { post: { summary: 'UserMessageSubmitted: a user turn starts', scope: 'ingest', body: submissionBody, ok: writeResult } },
+  '/v1/sessions/{id}/runs/{runId}/settle': { post: { summary: 'TurnSettled: the worker finished the turn', scope: 'ingest', body: settleBody, ok: writeResult } },
+  '/v1/sessions/{id}/runs/{runId}/journal': {
+    post: { summary: 'JournalEventRecorded per new (runId, seq)', scope: 'ingest', body: journalBody, ok: writeResult },
+    get: { summary: 'The run journal read model: events, lastSeq, gaps, terminal state', scope: 'read' },
+  },
+  '/v1/sessions/{id}/state-rows': { post: { summary: 'StateRowsObserved: rows read from the agent store', scope: 'ingest', body: stateRowsBody, ok: writeResult } },
+  '/v1/sessions/{id}/truncate': { post: { summary: 'TranscriptTruncated (sets the watermark)', scope: 'ingest', body: truncateBody, ok: writeResult } },
+  '/v1/sessions/{id}/compress': { post: { summary: 'SessionCompressed on the parent + SessionStarted on the child', scope: 'ingest', body: compressBody, ok: writeResult } },
+  '/v1/sessions/{id}/transcript': { get: { summary: 'Display or context transcript, optionally as of a version (time travel)', scope: 'read', query: transcriptQuery } },
+  '/v1/sessions/{id}/markers': { get: { summary: '"Response interrupted" markers derived from recovery decisions', scope: 'read' } },
+  '/v1/sessions/{id}/events': { get: { summary: 'The session stream, page by page', scope: 'read', query: eventsQuery } },
+  '/v1/sessions/{id}/live': { get: { summary: 'Server-Sent Events: transcript {version, hash} per change; Last-Event-ID resumes', scope: 'read' } },
+};
+
+/** The OpenAPI document, generated from the same zod schemas that validate the requests. */
+export function buildOpenApiDocument(app: INestApplication) {
+  const config = new DocumentBuilder()
+    .setTitle('Chronicle')
+    .setDescription('Event-sourced session service for AI-agent chat products. Every /v1 route needs Authorization: Bearer <key>.')
+    .setVersion('0.1.0')
+    .addBearerAuth()
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  const paths: Record<string, Record<string, Json>> = { ...(document.paths as Record<string, Record<string, Json>>) };
+  for (const [path, methods] of Object.entries(ROUTES)) {
+    paths[path] = { ...(paths[path] ?? {}) };
+    for (const [method, route] of Object.entries(methods)) {
+      const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' } }));
+      paths[path][method] = {
+        ...(paths[path][method] ?? {}),
+        summary: route.summary,
+        description: `Scope: ${route.scope}`,
+        security: [{ bearer: [] }],
+        parameters: [...pathParameters, ...(route.query ? queryParameters(route.query) : [])],
+        ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(route.body) } } } } : {}),
+        responses: {
+          [String(route.status ?? 200)]: { description: 'OK', content: { 'application/json': { schema: route.ok ?? { type: 'object' } } } },
+          ...errors(400, 401, 403, 404, ...(route.body ? [409, 412, 413, 422] : []), 429),
+        },
+      };
+    }
+  }
+  const components = {
+    ...(document.components ?? {}),
+    schemas: {
+      ...(document.components?.schemas ?? {}),
+      Problem: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail', 'code'],
+        properties: {
+          type: { type: 'string' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          code: { type: 'string' },
+          errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+        },
+      },
+      MessageRow: schema(messageRowSchema),
+      StateRow: schema(stateRowSchema),
+      JournalEvent: schema(journalEventSchema),
+      ToolCard: schema(toolCardSchema, 'output'),
+      ...Object.fromEntries(Object.entries(sessionEventSchemas).map(([type, s]) => [`${type}Data`, schema(s, 'output')])),
+    },
+  };
+  return { ...document, paths, components } as typeof document;
+}
+
+export function setupDocs(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+}

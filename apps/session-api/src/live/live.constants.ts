@@ -1,0 +1,1 @@
+export const CONFIG_HEARTBEAT_MS = Symbol('CONFIG_HEARTBEAT_MS');

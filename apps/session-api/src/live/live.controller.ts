@@ -1,0 +1,91 @@
+import { Controller, Get, Headers, Inject, Param, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { renderTranscript } from '#domain';
+import { Metrics, ProblemError, RequireScope } from '#platform';
+import { SessionViews } from '#read-models';
+import { checkId } from '../sessions/session-id.js';
+import { LiveHub } from './live-hub.js';
+import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
+
+/**
+ * `GET /v1/sessions/{id}/live`: Server-Sent Events, one `transcript` event `{ version, hash }` (hash of
+ * the display view) per change, id = version so `Last-Event-ID` resumes; comment heartbeats keep
+ * proxies from closing the stream. A client that leaves is unsubscribed at once.
+ */
+@ApiTags('live')
+@ApiBearerAuth()
+@Controller('v1/sessions')
+export class LiveController {
+  constructor(
+    private readonly views: SessionViews,
+    private readonly hub: LiveHub,
+    private readonly metrics: Metrics,
+    @Inject(CONFIG_HEARTBEAT_MS) private readonly heartbeatMs: number,
+  ) {}
+
+  @Get(':id/live')
+  @RequireScope('read')
+  @ApiProduces('text/event-stream')
+  async live(
+    @Param('id') id: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const sessionId = checkId(id, 'id');
+    const first = await this.views.view(sessionId);
+    if (!first.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+
+    response.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    response.flushHeaders();
+
+    let sent = Number.isInteger(Number(lastEventId)) ? Number(lastEventId) : -1;
+    let sending = Promise.resolve();
+    let closed = false;
+    const write = (chunk: string) => {
+      if (closed) return;
+      response.write(chunk, (error) => {
+        if (error) close();
+      });
+    };
+    const sendUpTo = async (version: number) => {
+      if (closed || version <= sent) return;
+      const { version: current, view } = await this.views.view(sessionId);
+      if (closed || current <= sent) return;
+      sent = current;
+      const { hash } = renderTranscript(view, 'display');
+      write(`id: ${current}\nevent: transcript\ndata: ${JSON.stringify({ version: current, hash })}\n\n`);
+    };
+    const enqueue = (version: number) => {
+      sending = sending.then(() => sendUpTo(version)).catch(() => close());
+    };
+
+    const unsubscribe = this.hub.subscribe(sessionId, enqueue);
+    const heartbeat = setInterval(() => write(`: heartbeat\n\n`), this.heartbeatMs);
+    heartbeat.unref();
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      response.end();
+    };
+    // The client leaving is how every SSE response ends: a client disconnect, counted, never an error.
+    request.on('close', () => {
+      if (!closed) this.metrics.clientDisconnects.inc();
+      close();
+    });
+    response.on('error', () => {
+      this.metrics.clientDisconnects.inc();
+      close();
+    });
+    write(`retry: 2000\n\n`);
+    enqueue(first.version);
+  }
+}

@@ -1,0 +1,161 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { z } from 'zod';
+import type { SessionCommand } from '#domain';
+import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
+import { ExecuteSessionCommand } from './execute-session-command.command.js';
+import {
+  compressBody,
+  journalBody,
+  messagesBody,
+  settleBody,
+  stateRowsBody,
+  submissionBody,
+  truncateBody,
+  withoutPrecondition,
+} from './ingestion.schemas.js';
+import { expectedVersionOf } from './preconditions.js';
+import { checkId } from './session-id.js';
+import type { WriteResult } from './write-result.js';
+
+const requestIdOf = (request: Request) => String(request.id ?? '') || undefined;
+
+function idempotencyKeyOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,200}$/.test(header)) {
+    throw new ProblemError(400, 'VALIDATION_FAILED', 'Idempotency-Key must be 1–200 visible ASCII characters.', [
+      { path: 'header.Idempotency-Key', message: 'invalid' },
+    ]);
+  }
+  return header;
+}
+
+/** Ingestion routes (scope `ingest`): each becomes one domain command, decided and appended atomically. */
+@ApiTags('ingestion')
+@ApiBearerAuth()
+@Controller('v1/sessions/:id')
+@RequireScope('ingest')
+export class IngestionController {
+  constructor(private readonly commands: CommandBus) {}
+
+  private run(
+    id: string,
+    command: SessionCommand,
+    request: Request,
+    precondition: { body?: number; ifMatch?: string; idempotencyKey?: string } = {},
+  ): Promise<WriteResult> {
+    return this.commands.execute(
+      new ExecuteSessionCommand(checkId(id, 'id'), command, {
+        expectedVersion: expectedVersionOf(precondition.body, precondition.ifMatch),
+        idempotencyKey: idempotencyKeyOf(precondition.idempotencyKey),
+        requestId: requestIdOf(request),
+      }),
+    );
+  }
+
+  @Post('messages')
+  @HttpCode(200)
+  messages(
+    @Param('id') id: string,
+    @Body(new ZodValidationPipe(messagesBody)) body: z.infer<typeof messagesBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() request: Request,
+  ) {
+    const data = withoutPrecondition(body);
+    return this.run(id, { type: 'RecordMessages', data }, request, { body: body.expectedVersion, ifMatch, idempotencyKey });
+  }
+
+  @Post('submissions')
+  @HttpCode(200)
+  submit(
+    @Param('id') id: string,
+    @Body(new ZodValidationPipe(submissionBody)) body: z.infer<typeof submissionBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: Request,
+  ) {
+    return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, {
+      body: body.expectedVersion,
+      ifMatch,
+    });
+  }
+
+  @Post('runs/:runId/settle')
+  @HttpCode(200)
+  settle(
+    @Param('id') id: string,
+    @Param('runId') runId: string,
+    @Body(new ZodValidationPipe(settleBody)) body: z.infer<typeof settleBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: Request,
+  ) {
+    const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
+    return this.run(id, { type: 'SettleTurn', data }, request, { body: body.expectedVersion, ifMatch });
+  }
+
+  @Post('runs/:runId/journal')
+  @HttpCode(200)
+  journal(
+    @Param('id') id: string,
+    @Param('runId') runId: string,
+    @Body(new ZodValidationPipe(journalBody)) body: z.infer<typeof journalBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: Request,
+  ) {
+    const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
+    return this.run(id, { type: 'RecordJournalEvents', data }, request, { body: body.expectedVersion, ifMatch });
+  }
+
+  @Post('state-rows')
+  @HttpCode(200)
+  stateRows(
+    @Param('id') id: string,
+    @Body(new ZodValidationPipe(stateRowsBody)) body: z.infer<typeof stateRowsBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: Request,
+  ) {
+    return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, {
+      body: body.expectedVersion,
+      ifMatch,
+    });
+  }
+
+  @Post('truncate')
+  @HttpCode(200)
+  truncate(
+    @Param('id') id: string,
+    @Body(new ZodValidationPipe(truncateBody)) body: z.infer<typeof truncateBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() request: Request,
+  ) {
+    return this.run(id, { type: 'TruncateTranscript', data: withoutPrecondition(body) }, request, {
+      body: body.expectedVersion,
+      ifMatch,
+      idempotencyKey,
+    });
+  }
+
+  /** Archives the parent (SessionCompressed), then starts the child with the parent link; a retry completes both. */
+  @Post('compress')
+  @HttpCode(200)
+  async compress(
+    @Param('id') id: string,
+    @Body(new ZodValidationPipe(compressBody)) body: z.infer<typeof compressBody>,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() request: Request,
+  ) {
+    const data = withoutPrecondition(body);
+    const parent = await this.run(id, { type: 'CompressSession', data }, request, { body: body.expectedVersion, ifMatch });
+    const child = await this.commands.execute(
+      new ExecuteSessionCommand(
+        data.childSessionId,
+        { type: 'StartSession', data: { sessionId: data.childSessionId, parentSessionId: id, title: null, createdAt: data.at } },
+        { requestId: requestIdOf(request) },
+      ),
+    );
+    return { ...parent, childSessionId: data.childSessionId, childVersion: child.version };
+  }
+}

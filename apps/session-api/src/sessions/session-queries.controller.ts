@@ -1,0 +1,80 @@
+import { Controller, Get, Inject, Param, Query as QueryParams } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import pg from 'pg';
+import { z } from 'zod';
+import { renderTranscript, runOf, summarizeJournal } from '#domain';
+import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
+import { SessionViews } from '#read-models';
+import { PG_POOL } from '../database/database.module.js';
+import { checkId } from './session-id.js';
+import { listSessions, sessionListQuery, type SessionListQuery } from './session-list.js';
+import { toSessionSummary } from './session-summary.js';
+
+export const transcriptQuery = z.object({
+  view: z.enum(['display', 'context']).default('display'),
+  at: z.coerce.number().int().min(1).optional(),
+});
+
+/** Read routes: everything here is folded from the session's events up to its current version (or `at`). */
+@ApiTags('sessions')
+@ApiBearerAuth()
+@Controller('v1/sessions')
+@RequireScope('read')
+export class SessionQueriesController {
+  constructor(
+    private readonly views: SessionViews,
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+  ) {}
+
+  @Get()
+  list(@QueryParams(new ZodValidationPipe(sessionListQuery, 'query')) query: SessionListQuery) {
+    return listSessions(this.pool, query);
+  }
+
+  private async found(id: string, at?: number) {
+    const sessionId = checkId(id, 'id');
+    const result = await this.views.view(sessionId, at);
+    if (!result.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+    return { sessionId, ...result };
+  }
+
+  @Get(':id')
+  async summary(@Param('id') id: string) {
+    const { sessionId, version, view } = await this.found(id);
+    return toSessionSummary(sessionId, version, view);
+  }
+
+  @Get(':id/transcript')
+  async transcript(
+    @Param('id') id: string,
+    @QueryParams(new ZodValidationPipe(transcriptQuery, 'query')) query: z.infer<typeof transcriptQuery>,
+  ) {
+    const { sessionId, version, view } = await this.found(id, query.at);
+    const { messages, toolCards, hash } = renderTranscript(view, query.view);
+    return { sessionId, version, view: query.view, messages, toolCards, hash };
+  }
+
+  @Get(':id/markers')
+  async markers(@Param('id') id: string) {
+    const { view } = await this.found(id);
+    return { items: view.markers };
+  }
+
+  @Get(':id/runs/:runId/journal')
+  async journal(@Param('id') id: string, @Param('runId') runIdParam: string) {
+    const sessionId = checkId(id, 'id');
+    const runId = checkId(runIdParam, 'runId');
+    const loaded = await this.views.load(sessionId);
+    if (!loaded.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+    // A run with no journal reads as zero events (terminalState "unknown"), as a missing journal file does.
+    const summary = summarizeJournal(runId, runOf(loaded.state, runId)?.journal ?? []);
+    return {
+      runId,
+      events: summary.events,
+      lastSeq: summary.lastSeq,
+      gaps: summary.gaps,
+      terminal: summary.terminal,
+      terminalState: summary.terminalState,
+    };
+  }
+}

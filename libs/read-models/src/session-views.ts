@@ -1,0 +1,123 @@
+import {
+  evolve,
+  initialSessionState,
+  render,
+  type SessionEvent,
+  type SessionState,
+  type SessionView,
+  toSessionStreamId,
+} from '#domain';
+import type { EventStore, StoredEvent } from '#event-store';
+import { LruCache } from './lru-cache.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+export interface LoadedState {
+  readonly sessionId: string;
+  readonly version: number;
+  readonly state: SessionState;
+  /** Stream head hash at `version` (the chain link the next append extends). */
+  readonly exists: boolean;
+}
+
+export interface SessionViewsOptions {
+  readonly snapshotEvery: number;
+  readonly stateCacheSize?: number;
+  readonly viewCacheSize?: number;
+  readonly onCache?: (result: 'hit' | 'miss') => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+export const toDomainEvent = (event: Pick<StoredEvent, 'type' | 'data'>): SessionEvent =>
+  ({ type: event.type, data: event.data }) as SessionEvent;
+
+/**
+ * Inline session views: the latest snapshot plus the tail of events, folded with the pure projection.
+ * A read always folds up to the stream's current version, so it sees every acknowledged write on any
+ * replica. Folded states and rendered views are cached in process by (stream, version).
+ */
+export class SessionViews {
+  private readonly states: LruCache<string, { version: number; state: SessionState }>;
+  private readonly views: LruCache<string, SessionView>;
+  private readonly snapshotting = new Set<string>();
+  private readonly lastSnapshot = new Map<string, number>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly snapshots: SnapshotStore,
+    private readonly options: SessionViewsOptions,
+  ) {
+    this.states = new LruCache(options.stateCacheSize ?? 500);
+    this.views = new LruCache(options.viewCacheSize ?? 500);
+  }
+
+  /** The fold state at the current version (or at `at`, for time travel). */
+  async load(sessionId: string, at?: number): Promise<LoadedState> {
+    const streamId = toSessionStreamId(sessionId);
+    const head = await this.store.head(streamId);
+    if (!head) return { sessionId, version: 0, state: initialSessionState(), exists: false };
+    const target = at === undefined ? head.version : Math.min(at, head.version);
+    const state = await this.stateAt(streamId, target);
+    return { sessionId, version: target, state, exists: true };
+  }
+
+  private async stateAt(streamId: string, target: number): Promise<SessionState> {
+    const cached = this.states.get(streamId);
+    let base: { version: number; state: SessionState } = { version: 0, state: initialSessionState() };
+    if (cached && cached.version <= target) base = cached;
+    else {
+      const snapshot = await this.snapshots.latest(streamId, target);
+      if (snapshot) base = snapshot;
+    }
+    let state = base.state;
+    if (base.version < target) {
+      const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });
+      for (const event of tail) state = evolve(state, toDomainEvent(event));
+    }
+    if (!cached || cached.version <= target) this.states.set(streamId, { version: target, state });
+    return state;
+  }
+
+  /** Rendered view at the current version (or `at`), cached by (stream, version). */
+  async view(sessionId: string, at?: number): Promise<{ version: number; view: SessionView; exists: boolean }> {
+    const loaded = await this.load(sessionId, at);
+    if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false };
+    const key = `${sessionId}@${loaded.version}`;
+    let view = this.views.get(key);
+    this.options.onCache?.(view ? 'hit' : 'miss');
+    if (!view) {
+      view = render(loaded.state);
+      this.views.set(key, view);
+    }
+    return { version: loaded.version, view, exists: true };
+  }
+
+  /** The writer hands over the state it appended, so the next read or write folds nothing. */
+  remember(sessionId: string, version: number, state: SessionState): void {
+    const streamId = toSessionStreamId(sessionId);
+    this.states.set(streamId, { version, state });
+    this.maybeSnapshot(streamId, version, state);
+  }
+
+  /** Snapshot every `snapshotEvery` events, after the append answered (off the hot path). */
+  private maybeSnapshot(streamId: string, version: number, state: SessionState): void {
+    const last = this.lastSnapshot.get(streamId) ?? 0;
+    if (version - last < this.options.snapshotEvery || this.snapshotting.has(streamId)) return;
+    this.snapshotting.add(streamId);
+    this.lastSnapshot.set(streamId, version);
+    setImmediate(() => {
+      this.snapshots
+        .save(streamId, version, state)
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => this.snapshotting.delete(streamId));
+    });
+  }
+
+  forget(sessionId: string): void {
+    this.states.delete(toSessionStreamId(sessionId));
+  }
+
+  clear(): void {
+    this.states.clear();
+    this.views.clear();
+  }
+}

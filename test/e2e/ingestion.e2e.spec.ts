@@ -1,0 +1,188 @@
+import request from 'supertest';
+import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ CHRONICLE_BODY_LIMIT_BYTES: '20000' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
+const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+
+async function start(sessionId: string) {
+  const res = await ingest('/v1/sessions').send({ sessionId, title: `title ${sessionId}`, createdAt: 100 });
+  expect(res.status).toBe(201);
+}
+
+describe('ingestion routes', () => {
+  it('records UI rows, answers the version and shows them in the transcript (read your writes)', async () => {
+    await start('ing-1');
+    const res = await ingest('/v1/sessions/ing-1/messages').send({
+      rows: [
+        { role: 'user', content: 'hello', timestamp: 101 },
+        { role: 'assistant', content: 'hi there', timestamp: 102 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ sessionId: 'ing-1', version: 2, appended: 1, duplicate: false });
+    const transcript = await read('/v1/sessions/ing-1/transcript');
+    expect(transcript.status).toBe(200);
+    expect(transcript.body.version).toBe(2);
+    expect(transcript.body.messages.map((m: { content: string }) => m.content)).toEqual(['hello', 'hi there']);
+    expect(transcript.body.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('treats a repeated Idempotency-Key as a duplicate and appends nothing', async () => {
+    await start('ing-idem');
+    const send = () =>
+      ingest('/v1/sessions/ing-idem/messages').set('Idempotency-Key', 'k-1').send({ rows: [{ role: 'user', content: 'x' }] });
+    expect((await send()).body).toMatchObject({ version: 2, appended: 1, duplicate: false });
+    expect((await send()).body).toEqual({ sessionId: 'ing-idem', version: 2, appended: 0, duplicate: true });
+  });
+
+  it('submits a turn, settles it once, and answers the repeat settle as a duplicate', async () => {
+    await start('ing-turn');
+    const submit = () =>
+      ingest('/v1/sessions/ing-turn/submissions').send({ runId: 'run-1', text: 'what is 2+2?', submittedAt: 200 });
+    expect((await submit()).body).toMatchObject({ version: 2, appended: 1, duplicate: false });
+    expect((await submit()).body).toMatchObject({ version: 2, appended: 0, duplicate: true });
+    const summary = await read('/v1/sessions/ing-turn');
+    expect(summary.body.pendingTurn).toMatchObject({ runId: 'run-1', text: 'what is 2+2?', submittedAt: 200 });
+
+    const settle = () =>
+      ingest('/v1/sessions/ing-turn/runs/run-1/settle').send({
+        rows: [
+          { role: 'user', content: 'what is 2+2?', timestamp: 200 },
+          { role: 'assistant', content: '4', timestamp: 201 },
+        ],
+        settledAt: 201,
+      });
+    expect((await settle()).body).toMatchObject({ version: 3, appended: 1, duplicate: false });
+    expect((await settle()).body).toMatchObject({ version: 3, appended: 0, duplicate: true });
+    const after = await read('/v1/sessions/ing-turn');
+    expect(after.body).toMatchObject({ sessionId: 'ing-turn', version: 3, pendingTurn: null, messageCount: 2 });
+  });
+
+  it('records journal events once per (runId, seq) and reads the journal with its gaps', async () => {
+    await start('ing-journal');
+    const events = [
+      { seq: 1, event: 'token', payload: { text: 'Hel' }, createdAt: 300 },
+      { seq: 3, event: 'token', payload: { text: 'lo' }, createdAt: 301 },
+    ];
+    const first = await ingest('/v1/sessions/ing-journal/runs/r1/journal').send({ events });
+    expect(first.body).toMatchObject({ version: 3, appended: 2, duplicate: false });
+    const again = await ingest('/v1/sessions/ing-journal/runs/r1/journal').send({ events });
+    expect(again.body).toMatchObject({ version: 3, appended: 0, duplicate: true });
+    const journal = await read('/v1/sessions/ing-journal/runs/r1/journal');
+    expect(journal.body).toMatchObject({ runId: 'r1', lastSeq: 3, gaps: [[2, 2]], terminal: false, terminalState: 'running' });
+    const unknownRun = await read('/v1/sessions/ing-journal/runs/nothing/journal');
+    expect(unknownRun.body).toMatchObject({ runId: 'nothing', lastSeq: 0, events: [], terminalState: 'unknown' });
+  });
+
+  it('observes state rows by rowId: an identical repeat is a duplicate, a changed row is recorded', async () => {
+    await start('ing-state');
+    const row = { rowId: 1, role: 'user', content: 'from the agent store', timestamp: 400.5 };
+    expect((await ingest('/v1/sessions/ing-state/state-rows').send({ rows: [row], observedAt: 401 })).body).toMatchObject({
+      appended: 1,
+    });
+    expect((await ingest('/v1/sessions/ing-state/state-rows').send({ rows: [row], observedAt: 402 })).body).toMatchObject({
+      appended: 0,
+      duplicate: true,
+    });
+    const transcript = await read('/v1/sessions/ing-state/transcript?view=display');
+    expect(transcript.body.messages.map((m: { content: string }) => m.content)).toEqual(['from the agent store']);
+  });
+
+  it('answers 404 SESSION_NOT_FOUND on every route for a session never started', async () => {
+    const writes = [
+      ingest('/v1/sessions/ghost/messages').send({ rows: [{ role: 'user', content: 'x' }] }),
+      ingest('/v1/sessions/ghost/submissions').send({ runId: 'r', text: 'x', submittedAt: 1 }),
+      ingest('/v1/sessions/ghost/runs/r/settle').send({ rows: [], settledAt: 1 }),
+      ingest('/v1/sessions/ghost/runs/r/journal').send({ events: [{ seq: 1, event: 'token', payload: {}, createdAt: 1 }] }),
+      ingest('/v1/sessions/ghost/state-rows').send({ rows: [{ rowId: 1, role: 'user', content: 'x' }], observedAt: 1 }),
+      ingest('/v1/sessions/ghost/truncate').send({ keepCount: 0, reason: 'clear', at: 1 }),
+      read('/v1/sessions/ghost'),
+      read('/v1/sessions/ghost/transcript'),
+      read('/v1/sessions/ghost/markers'),
+      read('/v1/sessions/ghost/runs/r/journal'),
+      read('/v1/sessions/ghost/live'),
+    ];
+    for (const res of await Promise.all(writes)) {
+      expect([res.status, res.body.code]).toEqual([404, 'SESSION_NOT_FOUND']);
+    }
+  });
+
+  it('names every bad field (400) and stores nothing', async () => {
+    await start('ing-bad');
+    const res = await ingest('/v1/sessions/ing-bad/submissions').send({ runId: 'no spaces', text: 7, extra: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['(body)', 'runId', 'submittedAt', 'text']);
+    const journal = await ingest('/v1/sessions/ing-bad/runs/r/journal').send({ events: [{ seq: 0, event: 'token' }] });
+    expect(journal.status).toBe(400);
+    expect(journal.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'events.0.createdAt',
+      'events.0.payload',
+      'events.0.seq',
+    ]);
+    expect((await read('/v1/sessions/ing-bad')).body.version).toBe(1);
+  });
+
+  it('refuses a moved stream: 409 with expectedVersion, 412 with If-Match, nothing stored', async () => {
+    await start('ing-cc');
+    const rows = [{ role: 'user', content: 'a' }];
+    expect((await ingest('/v1/sessions/ing-cc/messages').send({ rows, expectedVersion: 1 })).status).toBe(200);
+    const conflict = await ingest('/v1/sessions/ing-cc/messages').send({ rows, expectedVersion: 1 });
+    expect([conflict.status, conflict.body.code]).toEqual([409, 'STREAM_VERSION_CONFLICT']);
+    const precondition = await ingest('/v1/sessions/ing-cc/messages').set('If-Match', '"1"').send({ rows });
+    expect([precondition.status, precondition.body.code]).toEqual([412, 'PRECONDITION_FAILED']);
+    expect((await ingest('/v1/sessions/ing-cc/messages').set('If-Match', '"2"').send({ rows })).status).toBe(200);
+    expect((await read('/v1/sessions/ing-cc')).body.version).toBe(3);
+  });
+
+  it('answers 413 above the body limit', async () => {
+    await start('ing-big');
+    const res = await ingest('/v1/sessions/ing-big/messages').send({ rows: [{ role: 'user', content: 'x'.repeat(30_000) }] });
+    expect([res.status, res.body.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  });
+
+  it('serialises concurrent writers without a precondition and loses none', async () => {
+    await start('ing-race');
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      ingest('/v1/sessions/ing-race/runs/r/journal').send({
+        events: [{ seq: i + 1, event: 'token', payload: { text: `t${i}` }, createdAt: 500 + i }],
+      }),
+    );
+    const results = await Promise.all(writes);
+    expect(results.every((r) => r.status === 200 && r.body.appended === 1)).toBe(true);
+    const journal = await read('/v1/sessions/ing-race/runs/r/journal');
+    expect(journal.body.lastSeq).toBe(12);
+    expect(journal.body.gaps).toEqual([]);
+    expect((await read('/v1/sessions/ing-race')).body.version).toBe(13);
+  });
+
+  it('truncates (keepCount beyond the transcript is a 422) and compresses into a child session', async () => {
+    await start('ing-cut');
+    await ingest('/v1/sessions/ing-cut/messages').send({
+      rows: [
+        { role: 'user', content: 'one', timestamp: 10 },
+        { role: 'assistant', content: 'two', timestamp: 11 },
+      ],
+    });
+    const tooMany = await ingest('/v1/sessions/ing-cut/truncate').send({ keepCount: 5, reason: 'undo', at: 12 });
+    expect([tooMany.status, tooMany.body.code]).toEqual([422, 'KEEP_COUNT_OUT_OF_RANGE']);
+    expect((await ingest('/v1/sessions/ing-cut/truncate').send({ keepCount: 1, reason: 'undo', at: 12 })).status).toBe(200);
+    const transcript = await read('/v1/sessions/ing-cut/transcript');
+    expect(transcript.body.messages.map((m: { content: string }) => m.content)).toEqual(['one']);
+
+    const compress = await ingest('/v1/sessions/ing-cut/compress').send({ childSessionId: 'ing-cut-child', at: 13 });
+    expect(compress.status).toBe(200);
+    expect((await read('/v1/sessions/ing-cut')).body.archived).toBe(true);
+    const child = await read('/v1/sessions/ing-cut-child');
+    expect(child.body).toMatchObject({ parentSessionId: 'ing-cut', archived: false });
+    const repeat = await ingest('/v1/sessions/ing-cut/compress').send({ childSessionId: 'ing-cut-child', at: 13 });
+    expect(repeat.body).toMatchObject({ appended: 0, duplicate: true });
+  });
+});

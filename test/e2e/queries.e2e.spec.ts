@@ -1,0 +1,149 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { projectSession, renderTranscript, type SessionEvent } from '#domain';
+import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+let baseUrl: string;
+beforeAll(async () => {
+  t = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '50', CHRONICLE_LIVE_HEARTBEAT_MS: '100' });
+  await t.app.listen(0, '127.0.0.1');
+  baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
+const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+
+async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('time travel', () => {
+  it('answers the transcript as of any version, equal to a replay of the events up to it', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'tt', title: 'Time travel', createdAt: 1 });
+    for (let i = 0; i < 4; i++) {
+      await ingest('/v1/sessions/tt/messages').send({
+        rows: [
+          { role: 'user', content: `q${i}`, timestamp: 10 + 2 * i },
+          { role: 'assistant', content: `a${i}`, timestamp: 11 + 2 * i },
+        ],
+      });
+    }
+    const events = (await read('/v1/sessions/tt/events?limit=1000')).body.items as { type: string; data: unknown }[];
+    for (let at = 1; at <= events.length; at++) {
+      const res = await read(`/v1/sessions/tt/transcript?view=display&at=${at}`);
+      const replay = renderTranscript(projectSession(events.slice(0, at) as SessionEvent[]), 'display');
+      expect(res.body.version).toBe(at);
+      expect(res.body.messages).toEqual(replay.messages);
+      expect(res.body.hash).toBe(replay.hash);
+    }
+    const context = await read('/v1/sessions/tt/transcript?view=context&at=3');
+    expect(context.body.view).toBe('context');
+    expect(context.body.messages.map((m: { content: string }) => m.content)).toEqual(['q0', 'a0', 'q1', 'a1']);
+  });
+});
+
+describe('GET /v1/sessions (async index)', () => {
+  it('lists, filters by status and text, and paginates with a cursor', async () => {
+    for (const [id, title] of [
+      ['list-a', 'Alpha project'],
+      ['list-b', 'Beta notes'],
+      ['list-c', 'alpha release'],
+    ]) {
+      await ingest('/v1/sessions').send({ sessionId: id, title, createdAt: 50 });
+    }
+    await ingest('/v1/sessions/list-b/submissions').send({ runId: 'rb', text: 'go', submittedAt: 60 });
+    const all = await eventually(
+      () => read('/v1/sessions?q=list-&limit=2'),
+      (res) => res.body.items?.length === 2 && res.body.nextCursor !== null,
+    );
+    const next = await read(`/v1/sessions?q=list-&limit=2&cursor=${all.body.nextCursor}`);
+    const ids = [...all.body.items, ...next.body.items].map((s: { sessionId: string }) => s.sessionId).sort();
+    expect(ids).toEqual(['list-a', 'list-b', 'list-c']);
+    expect(next.body.nextCursor).toBeNull();
+
+    const alpha = await read('/v1/sessions?q=ALPHA');
+    expect(alpha.body.items.map((s: { sessionId: string }) => s.sessionId).sort()).toEqual(['list-a', 'list-c']);
+    const pending = await eventually(
+      () => read('/v1/sessions?status=pending'),
+      (res) => res.body.items?.some((s: { sessionId: string }) => s.sessionId === 'list-b'),
+    );
+    expect(pending.body.items.map((s: { sessionId: string }) => s.sessionId)).toEqual(['list-b']);
+    const bad = await read('/v1/sessions?status=sleeping&cursor=zzz');
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('GET /v1/sessions/{id}/markers', () => {
+  it('lists no markers for a session without recovery decisions', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'mk', createdAt: 1 });
+    const res = await read('/v1/sessions/mk/markers');
+    expect(res.body).toEqual({ items: [] });
+  });
+});
+
+function openLive(path: string, lastEventId?: string) {
+  const chunks: string[] = [];
+  const req = http.get(`${baseUrl}${path}`, {
+    headers: { Authorization: `Bearer ${KEYS.read}`, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
+  });
+  const ready = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+  ready.then((res) => res.on('data', (chunk) => chunks.push(String(chunk))));
+  req.on('error', () => undefined);
+  const events = () =>
+    chunks
+      .join('')
+      .split('\n\n')
+      .filter((block) => block.includes('event: transcript'))
+      .map((block) => JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)));
+  return { ready, events, text: () => chunks.join(''), close: () => req.destroy() };
+}
+
+describe('GET /v1/sessions/{id}/live (SSE)', () => {
+  it('sends the current version, one event per change, heartbeats, and resumes from Last-Event-ID', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'live', createdAt: 1 });
+    const live = openLive('/v1/sessions/live/live');
+    const res = await live.ready;
+    expect(res.headers['content-type']).toContain('text/event-stream');
+    await eventually(async () => live.events(), (e) => e.length === 1);
+    await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'user', content: 'ping', timestamp: 2 }] });
+    const events = await eventually(async () => live.events(), (e) => e.length === 2);
+    expect(events.map((e) => e.version)).toEqual([1, 2]);
+    const transcript = await read('/v1/sessions/live/transcript');
+    expect(events[1].hash).toBe(transcript.body.hash);
+    await eventually(async () => live.text(), (text) => text.includes(': heartbeat'));
+    live.close();
+
+    await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'assistant', content: 'pong', timestamp: 3 }] });
+    const resumed = openLive('/v1/sessions/live/live', '2');
+    await resumed.ready;
+    const missed = await eventually(async () => resumed.events(), (e) => e.length === 1);
+    expect(missed.map((e) => e.version)).toEqual([3]);
+    resumed.close();
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After once a key spends its budget', async () => {
+    const limited = await startTestApp({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read))).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const res = await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read));
+      expect(res.body.code).toBe('RATE_LIMITED');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+});
