@@ -27,8 +27,11 @@ describe('migrations', () => {
   it('are all applied to the test template and every one reverts with its down', async () => {
     expect(await tables(database.url)).toEqual([
       'events',
+      'host_boots',
       'idempotency_keys',
+      'live_streams',
       'projection_checkpoints',
+      'run_leases',
       'session_index',
       'session_snapshots',
       'session_summaries',

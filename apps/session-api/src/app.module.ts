@@ -17,6 +17,7 @@ import { CONFIG } from './app.constants.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
+import { RecoveryModule } from './recovery/recovery.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 
 export { CONFIG } from './app.constants.js';
@@ -74,6 +75,7 @@ export class AppModule {
         CqrsModule.forRoot(),
         TerminusModule,
         SessionsModule,
+        RecoveryModule,
       ],
       controllers: [HealthController, MetricsController],
     };

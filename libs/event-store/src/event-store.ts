@@ -40,10 +40,11 @@ export interface AppendOptions {
   /** LISTEN/NOTIFY channel told `<streamId> <version>` when the append commits (other replicas' live feeds). */
   readonly notify?: string;
   /**
-   * Keeps the transaction open after the rows are written until this promise settles. Only for
-   * tests that prove `readAll` never skips an event committed out of order.
+   * Called once the rows are written, before the commit; the transaction stays open until the returned
+   * promise settles (a rejection rolls it back). Only for tests that prove `readAll` never skips an
+   * event committed out of order.
    */
-  readonly holdOpen?: Promise<void>;
+  readonly holdOpen?: () => Promise<void>;
 }
 
 export interface AppendResult {

@@ -68,7 +68,7 @@ export class InMemoryEventStore implements EventStore {
     stream.version = version;
     this.streams.set(streamId, stream);
     try {
-      if (options.holdOpen) await options.holdOpen;
+      if (options.holdOpen) await options.holdOpen();
     } catch (error) {
       stream.version -= events.length;
       this.open.delete(transactionId);

@@ -101,7 +101,12 @@ function toStoredEvent(row: EventRow): StoredEvent {
 }
 
 export class PostgresEventStore implements EventStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    // A checked-out client whose connection the server ends (shutdown, DROP DATABASE … FORCE) emits
+    // 'error'; the query in flight still rejects, so the event itself only needs a listener.
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('error', () => undefined);
+  }
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
@@ -122,7 +127,7 @@ export class PostgresEventStore implements EventStore {
       if (options.holdOpen) await client.query('BEGIN');
       const result = await client.query(APPEND_SQL, params);
       if (options.holdOpen) {
-        await options.holdOpen;
+        await options.holdOpen();
         await client.query('COMMIT');
       }
       const row = result.rows[0];

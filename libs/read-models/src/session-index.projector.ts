@@ -22,6 +22,7 @@ export class SessionIndexProjector {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private wanted = false;
+  private stopped = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -36,6 +37,7 @@ export class SessionIndexProjector {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.running?.catch(() => undefined);
@@ -43,6 +45,7 @@ export class SessionIndexProjector {
 
   /** Ask for a pass soon (after a local append); passes never overlap. */
   poke(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.wanted = true;
       return;

@@ -129,8 +129,14 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
         () => true,
       );
       const gate = deferred();
-      const held = store.append(early, [ev(1)], { holdOpen: gate.promise });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const written = deferred();
+      const held = store.append(early, [ev(1)], {
+        holdOpen: () => {
+          written.resolve();
+          return gate.promise;
+        },
+      });
+      await written.promise;
       await store.append(late, [ev(2)]);
 
       const whileOpen = await store.readAll({ after: before, limit: 100_000 });
@@ -148,7 +154,7 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
     it('stores nothing when a held transaction is abandoned', async () => {
       const id = streamId('abandoned');
       const gate = deferred();
-      const held = store.append(id, [ev(1)], { holdOpen: gate.promise });
+      const held = store.append(id, [ev(1)], { holdOpen: () => gate.promise });
       gate.reject(new Error('client went away'));
       await expect(held).rejects.toThrow('client went away');
       expect(await store.readStream(id)).toEqual([]);

@@ -1,0 +1,58 @@
+import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { z } from 'zod';
+import { RequireScope, ZodValidationPipe } from '#platform';
+import { type LeasePhase, LivenessRegistry } from '#recovery';
+import { checkId } from '../sessions/session-id.js';
+import { CLOCK, type Clock } from './recovery.constants.js';
+import { hostStartedBody, leaseBody, streamBody, streamCloseBody } from './recovery.schemas.js';
+
+/** Liveness routes (scope `ingest`): ephemeral registry facts, not events. */
+@ApiTags('liveness')
+@ApiBearerAuth()
+@Controller('v1')
+@RequireScope('ingest')
+export class LivenessController {
+  constructor(
+    private readonly registry: LivenessRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Post('hosts/:hostId/started')
+  @HttpCode(200)
+  hostStarted(@Param('hostId') hostId: string, @Body(new ZodValidationPipe(hostStartedBody)) body: z.infer<typeof hostStartedBody>) {
+    return this.registry.hostStarted(checkId(hostId, 'hostId'), body.startedAt);
+  }
+
+  @Put('runs/:runId/lease')
+  putLease(@Param('runId') runId: string, @Body(new ZodValidationPipe(leaseBody)) body: z.infer<typeof leaseBody>) {
+    return this.registry.putLease({
+      runId: checkId(runId, 'runId'),
+      sessionId: body.sessionId,
+      hostId: body.hostId,
+      ttlSeconds: body.ttlSeconds,
+      phase: body.phase as LeasePhase | undefined,
+      at: this.clock(),
+    });
+  }
+
+  @Delete('runs/:runId/lease')
+  async deleteLease(@Param('runId') runId: string) {
+    const released = await this.registry.deleteLease(checkId(runId, 'runId'), this.clock());
+    return { runId, released };
+  }
+
+  @Put('runs/:runId/stream')
+  openStream(@Param('runId') runId: string, @Body(new ZodValidationPipe(streamBody)) body: z.infer<typeof streamBody>) {
+    return this.registry.openStream(checkId(runId, 'runId'), body.sessionId, this.clock());
+  }
+
+  @Delete('runs/:runId/stream')
+  async closeStream(
+    @Param('runId') runId: string,
+    @Body(new ZodValidationPipe(streamCloseBody)) _body: z.infer<typeof streamCloseBody>,
+  ) {
+    const closed = await this.registry.closeStream(checkId(runId, 'runId'));
+    return { runId, closed };
+  }
+}

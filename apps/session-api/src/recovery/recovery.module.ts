@@ -1,0 +1,53 @@
+import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type pg from 'pg';
+import { type ChronicleConfig, Metrics } from '#platform';
+import { SessionViews } from '#read-models';
+import { LivenessRegistry, RecoverySupervisor } from '#recovery';
+import { CONFIG } from '../app.constants.js';
+import { PG_POOL } from '../database/database.module.js';
+import { SessionWriter } from '../sessions/session-writer.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
+import { LivenessController } from './liveness.controller.js';
+import { CLOCK, type Clock } from './recovery.constants.js';
+import { RecoveryController } from './recovery.controller.js';
+
+const logger = new Logger('Recovery');
+
+/** The liveness routes, the sweep route and the supervisor's interval (`CHRONICLE_RECOVERY_INTERVAL_MS`, 0 = off). */
+@Module({
+  imports: [SessionsModule],
+  controllers: [LivenessController, RecoveryController],
+  providers: [
+    { provide: CLOCK, useValue: (() => Date.now() / 1000) satisfies Clock },
+    { provide: LivenessRegistry, useFactory: (pool: pg.Pool) => new LivenessRegistry(pool), inject: [PG_POOL] },
+    {
+      provide: RecoverySupervisor,
+      useFactory: (pool: pg.Pool, registry: LivenessRegistry, views: SessionViews, writer: SessionWriter, metrics: Metrics, clock: Clock) =>
+        new RecoverySupervisor(pool, registry, views, writer, {
+          clock,
+          onDecision: (decision) =>
+            metrics.recoveryDecisions.inc({
+              decision: decision.type,
+              cause: decision.type === 'TurnInterrupted' ? decision.data.cause : 'none',
+            }),
+          onError: (error, sessionId) =>
+            logger.warn(`recovery sweep${sessionId ? ` of ${sessionId}` : ''} failed: ${(error as Error).message}`),
+        }),
+      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK],
+    },
+  ],
+})
+export class RecoveryModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly supervisor: RecoverySupervisor,
+    @Inject(CONFIG) private readonly config: ChronicleConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.supervisor.start(this.config.recoveryIntervalMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.supervisor.stop();
+  }
+}

@@ -1,0 +1,176 @@
+import pg from 'pg';
+import { type SessionEvent, toSessionStreamId } from '#domain';
+import { type EventStore, PostgresEventStore } from '#event-store';
+import { SessionViews, SnapshotStore } from '#read-models';
+import { LiveHub } from '../../../apps/session-api/src/live/live-hub.js';
+import { SessionWriter } from '../../../apps/session-api/src/sessions/session-writer.js';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { LivenessRegistry } from './liveness-registry.js';
+import type { RecoveryDecision } from './recovery-policy.js';
+import { RecoverySupervisor, SweepTimeError } from './recovery-supervisor.js';
+
+const T0 = 1_800_000_000;
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let store: EventStore;
+let registry: LivenessRegistry;
+let clock = T0;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 8 });
+  store = new PostgresEventStore(pool);
+  registry = new LivenessRegistry(pool);
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+beforeEach(async () => {
+  clock = T0;
+  // Each test sees only its own sessions: earlier ones are marked projected and out of the index.
+  await pool.query(`DELETE FROM session_index`);
+  await pool.query(
+    `INSERT INTO projection_checkpoints (name, transaction_id, global_position)
+     SELECT 'session_index', COALESCE(max(transaction_id), '0'::xid8), COALESCE(max(global_position), 0) FROM events
+     ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position`,
+  );
+});
+
+/** One replica: its own view cache and writer over the shared database. */
+function replica(options: { store?: EventStore; decisions?: RecoveryDecision[] } = {}) {
+  const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
+  const writer = new SessionWriter(options.store ?? store, views, new LiveHub(pool));
+  const supervisor = new RecoverySupervisor(pool, registry, views, writer, {
+    clock: () => clock,
+    onDecision: (decision) => options.decisions?.push(decision),
+  });
+  return { views, supervisor };
+}
+
+async function given(sessionId: string, ...events: SessionEvent[]): Promise<void> {
+  const all: SessionEvent[] = [
+    { type: 'SessionStarted', data: { sessionId, title: null, parentSessionId: null, createdAt: T0 - 100 } },
+    ...events,
+  ];
+  await store.append(toSessionStreamId(sessionId), all.map((e) => ({ type: e.type, data: e.data, metadata: {} })));
+}
+
+const submitted = (runId: string, submittedAt = T0): SessionEvent => ({
+  type: 'UserMessageSubmitted',
+  data: { runId, text: 'Where is my answer?', attachments: [], source: null, submittedAt },
+});
+
+const typesOf = async (sessionId: string) => (await store.readStream(toSessionStreamId(sessionId))).map((e) => e.type);
+
+describe('a sweep', () => {
+  it('interrupts a stale pending turn that the async index has not seen yet', async () => {
+    await given('lag-1', submitted('lag-run'));
+    const decisions: RecoveryDecision[] = [];
+    const result = await replica({ decisions }).supervisor.sweep(T0 + 31);
+    expect(result).toEqual({ examined: 1, interrupted: 1, recoveredFromAgentStore: 0, gaveUp: 0, failed: 0 });
+    const [, , decision] = await store.readStream(toSessionStreamId('lag-1'));
+    expect(decision).toMatchObject({
+      type: 'TurnInterrupted',
+      data: { runId: 'lag-run', cause: 'lost_worker_bookkeeping', detectedAt: T0 + 31, evidence: { now: T0 + 31 } },
+    });
+    expect(decisions.map((d) => d.type)).toEqual(['TurnInterrupted']);
+  });
+
+  it('finds projected sessions through session_index status pending/recovering', async () => {
+    await given('indexed-1', submitted('indexed-run'));
+    await given('quiet-1');
+    await pool.query(
+      `UPDATE projection_checkpoints SET transaction_id = (SELECT max(transaction_id) FROM events),
+         global_position = (SELECT max(global_position) FROM events) WHERE name = 'session_index'`,
+    );
+    await pool.query(`INSERT INTO session_index (session_id, status, version) VALUES ('indexed-1', 'pending', 2), ('quiet-1', 'active', 1)`);
+    const result = await replica().supervisor.sweep(T0 + 40);
+    expect(result).toMatchObject({ examined: 1, interrupted: 1 });
+  });
+
+  it('uses the clock when no later now is asked, and leaves turns inside the grace alone', async () => {
+    await given('grace-1', submitted('grace-run'));
+    clock = T0 + 29;
+    expect(await replica().supervisor.sweep()).toMatchObject({ examined: 1, interrupted: 0 });
+    clock = T0 + 30;
+    expect(await replica().supervisor.sweep()).toMatchObject({ interrupted: 1 });
+  });
+
+  it('refuses a now earlier than the clock and decides nothing', async () => {
+    await given('early-1', submitted('early-run'));
+    clock = T0 + 100;
+    await expect(replica().supervisor.sweep(T0 + 99)).rejects.toBeInstanceOf(SweepTimeError);
+    expect(await typesOf('early-1')).toEqual(['SessionStarted', 'UserMessageSubmitted']);
+  });
+
+  it('never touches a run with a live lease, and names a host restart as the cause', async () => {
+    await given('lease-1', submitted('lease-run'));
+    await registry.putLease({ runId: 'lease-run', sessionId: 'lease-1', hostId: 'host-1', ttlSeconds: 120, at: T0 });
+    expect(await replica().supervisor.sweep(T0 + 60)).toMatchObject({ interrupted: 0 });
+    await registry.hostStarted('host-1', T0 + 70);
+    expect(await replica().supervisor.sweep(T0 + 80)).toMatchObject({ interrupted: 1 });
+    const events = await store.readStream(toSessionStreamId('lease-1'));
+    expect(events.at(-1)?.data).toMatchObject({
+      cause: 'process_restart',
+      evidence: { hostStartedAt: T0 + 70, lease: { hostId: 'host-1', status: 'released' } },
+    });
+  });
+
+  it('skips a session that another session continues', async () => {
+    await given('parent-1', submitted('parent-run'));
+    await store.append(toSessionStreamId('child-1'), [
+      { type: 'SessionStarted', data: { sessionId: 'child-1', title: null, parentSessionId: 'parent-1', createdAt: T0 }, metadata: {} },
+    ]);
+    expect(await replica().supervisor.sweep(T0 + 3600)).toMatchObject({ examined: 2, interrupted: 0 });
+  });
+
+  it('gives up on a journal 86,400 s after the decision', async () => {
+    await given('giveup-1', submitted('giveup-run'));
+    const { supervisor } = replica();
+    await supervisor.sweep(T0 + 31);
+    expect(await supervisor.sweep(T0 + 31 + 86_399)).toMatchObject({ gaveUp: 0 });
+    expect(await supervisor.sweep(T0 + 31 + 86_400)).toMatchObject({ examined: 1, gaveUp: 1 });
+    expect(await typesOf('giveup-1')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted', 'JournalRecoveryAbandoned']);
+  });
+});
+
+describe('two replicas sweeping at once', () => {
+  it('produce exactly one decision', async () => {
+    const sessions = ['race-1', 'race-2', 'race-3'];
+    for (const id of sessions) await given(id, submitted(`${id}-run`));
+    const a = replica();
+    const b = replica();
+    // Both fold the sessions first, so both decide on the same versions.
+    for (const id of sessions) await Promise.all([a.views.load(id), b.views.load(id)]);
+    const [first, second] = await Promise.all([a.supervisor.sweep(T0 + 31), b.supervisor.sweep(T0 + 31)]);
+    expect(first.interrupted + second.interrupted).toBe(sessions.length);
+    expect(first.failed + second.failed).toBe(0);
+    for (const id of sessions) {
+      expect(await typesOf(id)).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted']);
+    }
+  });
+});
+
+describe('a failed append', () => {
+  it('changes nothing, and the next sweep decides', async () => {
+    await given('fail-1', submitted('fail-run'));
+    const broken: EventStore = Object.assign(Object.create(store) as EventStore, {
+      append: async () => {
+        throw new Error('connection reset');
+      },
+    });
+    const failing = replica({ store: broken });
+    expect(await failing.supervisor.sweep(T0 + 31)).toEqual({
+      examined: 1,
+      interrupted: 0,
+      recoveredFromAgentStore: 0,
+      gaveUp: 0,
+      failed: 1,
+    });
+    expect(await typesOf('fail-1')).toEqual(['SessionStarted', 'UserMessageSubmitted']);
+    expect((await failing.views.view('fail-1')).view.pendingTurn).toMatchObject({ runId: 'fail-run' });
+    expect(await replica().supervisor.sweep(T0 + 31)).toMatchObject({ interrupted: 1, failed: 0 });
+  });
+});

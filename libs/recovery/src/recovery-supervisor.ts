@@ -1,0 +1,175 @@
+import type pg from 'pg';
+import { decide, DomainError, evolve, type SessionCommand, type SessionEvent, type SessionState } from '#domain';
+import { ConcurrencyError } from '#event-store';
+import type { LoadedState, SessionViews } from '#read-models';
+import { type LivenessRegistry } from './liveness-registry.js';
+import { findCandidates, findContinuedSessions } from './recovery-candidates.js';
+import { decideRecovery, type RecoveryDecision } from './recovery-policy.js';
+
+/** The write path the decisions go through (the app's SessionWriter): appends at `expectedVersion` or throws ConcurrencyError. */
+export interface DecisionWriter {
+  write(
+    sessionId: string,
+    decide: (loaded: LoadedState) => { readonly events: readonly SessionEvent[]; readonly duplicate?: boolean },
+    options: { readonly expectedVersion?: number },
+  ): Promise<{ readonly appended: number; readonly version: number }>;
+}
+
+export interface SweepResult {
+  readonly examined: number;
+  readonly interrupted: number;
+  readonly recoveredFromAgentStore: number;
+  readonly gaveUp: number;
+  /** Sessions whose decision could not be appended (nothing was stored for them). */
+  readonly failed: number;
+}
+
+export interface SupervisorOptions {
+  /** Real clock, epoch seconds. */
+  readonly clock?: () => number;
+  readonly onDecision?: (decision: RecoveryDecision) => void;
+  readonly onError?: (error: unknown, sessionId: string | null) => void;
+}
+
+/** A sweep's requested `now` may only be later than the clock ("decide as of then"). */
+export class SweepTimeError extends Error {
+  readonly code = 'VALIDATION_FAILED';
+  readonly errors: readonly { path: string; message: string }[];
+  constructor(requested: number, clock: number) {
+    super(`now ${requested} is earlier than the clock (${clock}); a sweep may only decide as of a later time.`);
+    this.name = 'SweepTimeError';
+    this.errors = [{ path: 'now', message: 'must not be earlier than the current time' }];
+  }
+}
+
+/** A lost race is re-decided on the new state; a stream this busy is left for the next sweep. */
+const MAX_ATTEMPTS = 5;
+/** Released or expired leases are kept this long for the cause classification, then purged. */
+const LEASE_RETENTION_SECONDS = 7 * 86_400;
+
+const COMMAND_OF: { readonly [T in RecoveryDecision['type']]: SessionCommand['type'] } = {
+  TurnInterrupted: 'InterruptTurn',
+  TurnRecoveredFromAgentStore: 'RecoverTurnFromAgentStore',
+  JournalRecoveryAbandoned: 'AbandonJournalRecovery',
+};
+
+/** The decisions the domain still accepts on `state`, in order (its guards revalidate the policy's view). */
+function accepted(state: SessionState, decisions: readonly RecoveryDecision[]): RecoveryDecision[] {
+  const out: RecoveryDecision[] = [];
+  let current = state;
+  for (const decision of decisions) {
+    try {
+      const result = decide({ type: COMMAND_OF[decision.type], data: decision.data } as SessionCommand, current);
+      for (const event of result.events) {
+        out.push(event as RecoveryDecision);
+        current = evolve(current, event);
+      }
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
+  }
+  return out;
+}
+
+/**
+ * The recovery supervisor: the only code that reads the clock and the liveness registry. Each sweep folds
+ * every candidate session, asks the pure policy, and appends its decisions with the version they were
+ * made on, so replicas sweeping at once produce one decision (the loser re-loads and finds nothing to do).
+ */
+export class RecoverySupervisor {
+  private timer: NodeJS.Timeout | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly registry: LivenessRegistry,
+    private readonly views: Pick<SessionViews, 'load' | 'view' | 'forget'>,
+    private readonly writer: DecisionWriter,
+    private readonly options: SupervisorOptions = {},
+  ) {
+    this.clock = options.clock ?? (() => Date.now() / 1000);
+  }
+
+  start(intervalMs: number): void {
+    if (intervalMs <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.options.onError?.(error, null));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.queue.catch(() => undefined);
+  }
+
+  /**
+   * One sweep; sweeps of this process run one after another. `now` = max(clock, requested); a requested
+   * time earlier than the clock is refused before anything is decided.
+   */
+  sweep(requestedNow?: number): Promise<SweepResult> {
+    const clock = this.clock();
+    if (requestedNow !== undefined && requestedNow < clock) return Promise.reject(new SweepTimeError(requestedNow, clock));
+    const run = this.queue.then(() => this.run(Math.max(this.clock(), requestedNow ?? 0)));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run(now: number): Promise<SweepResult> {
+    const tally = { examined: 0, interrupted: 0, recoveredFromAgentStore: 0, gaveUp: 0, failed: 0 };
+    const candidates = await findCandidates(this.pool);
+    const continued = await findContinuedSessions(this.pool, candidates);
+    for (const sessionId of candidates) {
+      try {
+        const appended = await this.examine(sessionId, now, continued.has(sessionId));
+        if (appended === null) continue;
+        tally.examined += 1;
+        for (const decision of appended) {
+          if (decision.type === 'TurnInterrupted') tally.interrupted += 1;
+          else if (decision.type === 'TurnRecoveredFromAgentStore') tally.recoveredFromAgentStore += 1;
+          else tally.gaveUp += 1;
+          this.options.onDecision?.(decision);
+        }
+      } catch (error) {
+        tally.examined += 1;
+        tally.failed += 1;
+        this.options.onError?.(error, sessionId);
+      }
+    }
+    await this.registry.purge(this.clock(), LEASE_RETENTION_SECONDS).catch((error: unknown) => this.options.onError?.(error, null));
+    return tally;
+  }
+
+  /** Decides one session; returns the decisions appended (null: the session does not exist). */
+  private async examine(sessionId: string, now: number, hasContinuationChild: boolean): Promise<RecoveryDecision[] | null> {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      const { version, view, exists } = await this.views.view(sessionId);
+      if (!exists) return null;
+      const loaded = await this.views.load(sessionId);
+      if (loaded.version !== version) continue;
+      const runId = loaded.state.pending?.runId;
+      const liveness = runId ? await this.registry.facts(runId) : null;
+      const { decisions } = decideRecovery({ state: loaded.state, view, liveness, hasContinuationChild, now });
+      if (decisions.length === 0) return [];
+      let appended: RecoveryDecision[] = [];
+      try {
+        const result = await this.writer.write(
+          sessionId,
+          (current) => {
+            appended = accepted(current.state, decisions);
+            return { events: appended };
+          },
+          { expectedVersion: version },
+        );
+        return result.appended > 0 ? appended : [];
+      } catch (error) {
+        // The stream moved on (another replica decided, or a new event arrived): re-load and re-check.
+        if (!(error instanceof ConcurrencyError)) throw error;
+        this.views.forget(sessionId);
+      }
+    }
+    return [];
+  }
+}
