@@ -186,3 +186,20 @@ describe('ingestion routes', () => {
     expect(repeat.body).toMatchObject({ appended: 0, duplicate: true });
   });
 });
+
+describe('the append transaction', () => {
+  it('writes the small session summary row with the stream version', async () => {
+    await start('ing-summary');
+    await ingest('/v1/sessions/ing-summary/submissions').send({ runId: 'r-s', text: 'hi', submittedAt: 700 });
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: t.database.url });
+    await client.connect();
+    try {
+      const row = await client.query(`SELECT version::int, data FROM session_summaries WHERE stream_id = 'session-ing-summary'`);
+      expect(row.rows[0].version).toBe(2);
+      expect(row.rows[0].data).toMatchObject({ sessionId: 'ing-summary', version: 2, pendingTurn: { runId: 'r-s', text: 'hi' } });
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -27,6 +27,23 @@ export interface WriteOptions {
 }
 
 /**
+ * The small summary row the append transaction upserts (`session_summaries`): fields the fold state
+ * holds directly, so writing it costs the same on any session length (no merge, no render).
+ */
+export function inlineSummary(state: SessionState, version: number) {
+  return {
+    sessionId: state.sessionId,
+    title: state.title,
+    parentSessionId: state.parentSessionId,
+    archived: state.archived,
+    createdAt: state.createdAt,
+    lastActivityAt: state.lastActivityAt,
+    pendingTurn: state.pending,
+    version,
+  };
+}
+
+/**
  * The write path of every ingestion route: fold the current state (cached), decide with the pure
  * decider, append at the version decided on. Without a client precondition a lost race re-decides on
  * the new state, so concurrent writers to one session are serialised and never lost.
@@ -67,7 +84,12 @@ export class SessionWriter {
             data: event.data,
             metadata: options.requestId ? { requestId: options.requestId } : {},
           })),
-          { expectedVersion: loaded.version, idempotencyKeys: keys, notify: NOTIFY_CHANNEL },
+          {
+            expectedVersion: loaded.version,
+            idempotencyKeys: keys,
+            notify: NOTIFY_CHANNEL,
+            summary: inlineSummary(state, loaded.version + decision.events.length),
+          },
         );
         this.views.remember(sessionId, result.version, state);
         this.hub.changed(sessionId, result.version);
