@@ -71,8 +71,9 @@ SELECT (SELECT version FROM cur)::text AS current_version,
        (SELECT count(*) FROM summary) AS summary_count,
        (SELECT count(*) FROM notified) AS notified`;
 
-const EVENT_COLUMNS = `stream_id, version::text, global_position::text, type, data, metadata, hash,
-  recorded_at, transaction_id::text`;
+// Qualified names matter: ORDER BY would otherwise bind to these text casts and sort "10" before "2".
+const EVENT_COLUMNS = `e.stream_id, e.version::text AS version, e.global_position::text AS global_position, e.type,
+  e.data, e.metadata, e.hash, e.recorded_at, e.transaction_id::text AS transaction_id`;
 
 interface EventRow {
   stream_id: string;
@@ -155,9 +156,9 @@ export class PostgresEventStore implements EventStore {
 
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
     const result = await this.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events
-        WHERE stream_id = $1 AND version >= $2 AND ($3::bigint IS NULL OR version <= $3::bigint)
-        ORDER BY version`,
+      `SELECT ${EVENT_COLUMNS} FROM events e
+        WHERE e.stream_id = $1 AND e.version >= $2 AND ($3::bigint IS NULL OR e.version <= $3::bigint)
+        ORDER BY e.version`,
       [streamId, range.from ?? 1, range.to ?? null],
     );
     return result.rows.map(toStoredEvent);
@@ -170,10 +171,10 @@ export class PostgresEventStore implements EventStore {
   async readAll(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadAllResult> {
     const after = options.after ?? START;
     const result = await this.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events
-        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-        ORDER BY transaction_id, global_position
+      `SELECT ${EVENT_COLUMNS} FROM events e
+        WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+        ORDER BY e.transaction_id, e.global_position
         LIMIT $3`,
       [after.transactionId, after.globalPosition, options.limit ?? 1000],
     );

@@ -18,9 +18,9 @@ export class SnapshotStore {
 
   async latest(streamId: string, atOrBefore?: number): Promise<Snapshot | null> {
     const result = await this.pool.query(
-      `SELECT version::text, state FROM session_snapshots
-        WHERE stream_id = $1 AND schema_version = $2 AND ($3::bigint IS NULL OR version <= $3::bigint)
-        ORDER BY version DESC LIMIT 1`,
+      `SELECT s.version::text AS version, s.state FROM session_snapshots s
+        WHERE s.stream_id = $1 AND s.schema_version = $2 AND ($3::bigint IS NULL OR s.version <= $3::bigint)
+        ORDER BY s.version DESC LIMIT 1`,
       [streamId, SNAPSHOT_SCHEMA_VERSION, atOrBefore ?? null],
     );
     const row = result.rows[0];

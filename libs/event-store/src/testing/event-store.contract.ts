@@ -1,5 +1,12 @@
 import { chainHash } from '../event-hash.js';
-import { ConcurrencyError, type EventStore, IdempotencyKeyTaken, START, type StoredEvent } from '../event-store.js';
+import {
+  compareCheckpoints,
+  ConcurrencyError,
+  type EventStore,
+  IdempotencyKeyTaken,
+  START,
+  type StoredEvent,
+} from '../event-store.js';
 
 /** Retries an expectation: the snapshot fence may briefly hide events behind another open transaction. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
@@ -49,6 +56,27 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
         [3, 'Noted', ev(3).data],
       ]);
       expect(await store.head(id)).toEqual({ version: 3, lastHash: result.lastHash, archived: false });
+    });
+
+    it('reads streams and the global log in numeric order past single digits', async () => {
+      const id = streamId('numeric');
+      for (let batch = 0; batch < 4; batch++) {
+        await store.append(id, Array.from({ length: 30 }, (_, i) => ev(batch * 30 + i + 1)));
+      }
+      const versions = (await store.readStream(id)).map((e) => e.version);
+      expect(versions).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+      expect((await store.readStream(id, { from: 9, to: 11 })).map((e) => e.version)).toEqual([9, 10, 11]);
+      const all = await eventually(
+        () => store.readAll({ after: START, limit: 1_000_000 }),
+        (r) => mine(r.events, [id]).length === 120,
+      );
+      expect(mine(all.events, [id]).map((e) => e.version)).toEqual(versions);
+      const positions = all.events.map((e) => BigInt(e.globalPosition));
+      const ordered = all.events.every(
+        (e, i) => i === 0 || compareCheckpoints(all.events[i - 1], e) < 0,
+      );
+      expect(ordered).toBe(true);
+      expect(positions.length).toBeGreaterThanOrEqual(120);
     });
 
     it('reads a range of versions', async () => {
