@@ -14,6 +14,7 @@ import {
   RateLimiter,
 } from '#platform';
 import { CONFIG } from './app.constants.js';
+import { AuditModule } from './audit/audit.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
 import { MetricsController } from './metrics/metrics.controller.js';
@@ -76,6 +77,7 @@ export class AppModule {
         TerminusModule,
         SessionsModule,
         RecoveryModule,
+        AuditModule,
       ],
       controllers: [HealthController, MetricsController],
     };

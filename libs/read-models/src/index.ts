@@ -2,3 +2,33 @@ export { LruCache } from './lru-cache.js';
 export { SnapshotStore, SNAPSHOT_SCHEMA_VERSION, type Snapshot } from './snapshot-store.js';
 export { SessionViews, toDomainEvent, type LoadedState, type SessionViewsOptions } from './session-views.js';
 export * from './session-index.projector.js';
+export { verifyChain, type ChainLink, type ChainVerdict, type StreamHeadLink } from './audit/chain-verification.js';
+export { deepDiff, DEFAULT_DIFFERENCE_LIMIT, type Difference } from './audit/deep-diff.js';
+export {
+  compareReadModels,
+  indexRowOf,
+  summaryRowOf,
+  type ReadModelComparison,
+  type StoredIndexRow,
+  type StoredReadModels,
+} from './audit/read-model-comparison.js';
+export {
+  auditSession,
+  AuditSessionNotFoundError,
+  type AuditDeps,
+  type ServedViews,
+  type SessionAudit,
+} from './audit/session-audit.js';
+export { auditAll, type AuditAllOptions, type AuditProgress, type AuditReport } from './audit/audit-all.js';
+export {
+  isRebuildable,
+  ProjectionNotFoundError,
+  REBUILDABLE_PROJECTIONS,
+  RebuildInProgressError,
+  rebuildProjection,
+  type RebuildableProjection,
+  type RebuildDeps,
+  type RebuildOptions,
+  type RebuildResult,
+} from './rebuild/projection-rebuild.js';
+export type { RebuildPhase, RebuildProgress } from './rebuild/rebuild-progress.js';

@@ -4,8 +4,8 @@ import { type Checkpoint, type EventStore, START } from '#event-store';
 import type { SessionViews } from './session-views.js';
 
 export const SESSION_INDEX = 'session_index';
-/** Any fixed key: one replica at a time runs the projector. */
-const PROJECTOR_LOCK = 727_101;
+/** Any fixed key: one replica at a time runs the projector (a rebuild's swap takes it too). */
+export const SESSION_INDEX_PROJECTOR_LOCK = 727_101;
 
 export interface ProjectorOptions {
   readonly batchSize?: number;
@@ -68,7 +68,7 @@ export class SessionIndexProjector {
   async catchUp(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      const lock = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [PROJECTOR_LOCK]);
+      const lock = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SESSION_INDEX_PROJECTOR_LOCK]);
       if (!lock.rows[0].ok) return 0;
       try {
         let total = 0;
@@ -80,7 +80,7 @@ export class SessionIndexProjector {
         await this.reportLag(client);
         return total;
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [PROJECTOR_LOCK]);
+        await client.query('SELECT pg_advisory_unlock($1)', [SESSION_INDEX_PROJECTOR_LOCK]);
       }
     } finally {
       client.release();

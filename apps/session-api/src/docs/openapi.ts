@@ -11,6 +11,7 @@ import {
   submissionBody,
   truncateBody,
 } from '../sessions/ingestion.schemas.js';
+import { hostStartedBody, leaseBody, streamBody, sweepBody } from '../recovery/recovery.schemas.js';
 import { sessionListQuery } from '../sessions/session-list.js';
 import { eventsQuery, startSessionBody } from '../sessions/sessions.controller.js';
 import { transcriptQuery } from '../sessions/session-queries.controller.js';
@@ -72,6 +73,19 @@ const ROUTES: Record<string, Record<string, Route>> = {
   '/v1/sessions/{id}/markers': { get: { summary: '"Response interrupted" markers derived from recovery decisions', scope: 'read' } },
   '/v1/sessions/{id}/events': { get: { summary: 'The session stream, page by page', scope: 'read', query: eventsQuery } },
   '/v1/sessions/{id}/live': { get: { summary: 'Server-Sent Events: transcript {version, hash} per change; Last-Event-ID resumes', scope: 'read' } },
+  '/v1/sessions/{id}/audit': { post: { summary: 'Verify the hash chain, rebuild every read model from the events and compare', scope: 'admin' } },
+  '/v1/hosts/{hostId}/started': { post: { summary: 'An agent host booted; runs it held before are gone', scope: 'ingest', body: hostStartedBody } },
+  '/v1/runs/{runId}/lease': {
+    put: { summary: 'The worker registry lists the run until the lease expires', scope: 'ingest', body: leaseBody },
+    delete: { summary: 'The worker unregistered the run', scope: 'ingest' },
+  },
+  '/v1/runs/{runId}/stream': {
+    put: { summary: 'The live response stream to the client opened', scope: 'ingest', body: streamBody },
+    delete: { summary: 'The live response stream closed', scope: 'ingest' },
+  },
+  '/v1/recovery/sweep': { post: { summary: 'Run the recovery supervisor once; optional now (later than the clock)', scope: 'admin', body: sweepBody.unwrap() } },
+  '/v1/audit': { post: { summary: 'Audit every session: { sessions, mismatches, eventsReplayed, seconds }', scope: 'admin' } },
+  '/v1/projections/{name}/rebuild': { post: { summary: 'Blue/green rebuild of a read model (session_index, session_snapshots) from the log', scope: 'admin' } },
 };
 
 /** The OpenAPI document, generated from the same zod schemas that validate the requests. */

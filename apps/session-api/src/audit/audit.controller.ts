@@ -1,0 +1,47 @@
+import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import pg from 'pg';
+import type { EventStore } from '#event-store';
+import { RequireScope } from '#platform';
+import { type AuditDeps, auditAll, auditSession, rebuildProjection, SessionViews } from '#read-models';
+import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
+import { checkId } from '../sessions/session-id.js';
+
+/**
+ * Replay audits and projection rebuilds (scope `admin`): every stored view checked against a pure replay of
+ * its events, and a read model rebuilt blue/green from the log while reads go on.
+ */
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('v1')
+@RequireScope('admin')
+export class AuditController {
+  private readonly deps: AuditDeps;
+
+  constructor(
+    @Inject(PG_POOL) pool: pg.Pool,
+    @Inject(EVENT_STORE) store: EventStore,
+    views: SessionViews,
+  ) {
+    this.deps = { pool, store, views };
+  }
+
+  @Post('sessions/:id/audit')
+  @HttpCode(200)
+  auditSession(@Param('id') id: string) {
+    return auditSession(this.deps, checkId(id, 'id'));
+  }
+
+  @Post('audit')
+  @HttpCode(200)
+  async auditAll() {
+    const { sessions, mismatches, eventsReplayed, seconds } = await auditAll(this.deps);
+    return { sessions, mismatches, eventsReplayed, seconds };
+  }
+
+  @Post('projections/:name/rebuild')
+  @HttpCode(200)
+  rebuild(@Param('name') name: string) {
+    return rebuildProjection(this.deps, name);
+  }
+}

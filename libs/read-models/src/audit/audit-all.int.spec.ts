@@ -1,0 +1,51 @@
+import pg from 'pg';
+import { toSessionStreamId } from '#domain';
+import { type EventStore, PostgresEventStore } from '#event-store';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
+import { SessionIndexProjector } from '../session-index.projector.js';
+import { type AuditProgress, auditAll } from './audit-all.js';
+import { newViews, newWriter, snapshotStored, writeSession } from './audit.fixtures.js';
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let store: EventStore;
+const SESSIONS = ['all-1', 'all-2', 'all-3', 'all-4', 'all-5', 'all-6', 'all-7'];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 6 });
+  store = new PostgresEventStore(pool);
+  const views = newViews(store, pool);
+  const writer = newWriter(store, views, pool);
+  for (const sessionId of SESSIONS) await writeSession(writer, sessionId, 3);
+  for (const sessionId of SESSIONS) await snapshotStored(pool, sessionId, 3);
+  await new SessionIndexProjector(pool, store, views).catchUp();
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+describe('auditing the whole store', () => {
+  it('finds exactly the tampered sessions, page by page, reporting progress', async () => {
+    await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state, '{title}', '"forged"') WHERE stream_id = $1`, [
+      toSessionStreamId('all-2'),
+    ]);
+    await pool.query(`UPDATE events SET data = jsonb_set(data, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = 3`, [
+      toSessionStreamId('all-6'),
+    ]);
+    const progress: AuditProgress[] = [];
+    const report = await auditAll(
+      { pool, store, views: newViews(store, pool) },
+      { pageSize: 3, onProgress: (p) => progress.push(p) },
+    );
+    expect(report.sessions).toBe(7);
+    expect(report.eventsReplayed).toBe(7 * 4);
+    expect(report.seconds).toBeGreaterThan(0);
+    expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6']);
+    expect(report.mismatches[0].differences).toContainEqual({ path: 'snapshot@3.title', stored: 'forged', replayed: 'Session all-2' });
+    expect(report.mismatches[1].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
+    expect(progress.map((p) => p.sessionId)).toEqual(SESSIONS);
+    expect(progress.at(-1)).toMatchObject({ sessions: 7, total: 7, mismatches: 2, eventsReplayed: 28 });
+  });
+});

@@ -1,0 +1,50 @@
+import type pg from 'pg';
+import type { StoredEvent } from '#event-store';
+import { SESSION_INDEX } from '../session-index.projector.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
+import type { StoredIndexRow } from './read-model-comparison.js';
+
+export async function readSnapshots(pool: pg.Pool, streamId: string) {
+  const result = await pool.query(
+    `SELECT version::text, state FROM session_snapshots WHERE stream_id = $1 AND schema_version = $2 ORDER BY version`,
+    [streamId, SNAPSHOT_SCHEMA_VERSION],
+  );
+  return result.rows.map((row) => ({ version: Number(row.version), state: row.state as unknown }));
+}
+
+export async function readSummaryRow(pool: pg.Pool, streamId: string) {
+  const result = await pool.query(`SELECT version::text, data FROM session_summaries WHERE stream_id = $1`, [streamId]);
+  const row = result.rows[0];
+  return row ? { version: Number(row.version), data: row.data as unknown } : null;
+}
+
+export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<StoredIndexRow | null> {
+  const result = await pool.query(
+    `SELECT version::text, title, parent_session_id, status, archived, created_at, last_activity_at, message_count
+       FROM ${SESSION_INDEX} WHERE session_id = $1`,
+    [sessionId],
+  );
+  const row = result.rows[0];
+  if (!row) return null;
+  return {
+    version: Number(row.version),
+    title: row.title,
+    parentSessionId: row.parent_session_id,
+    status: row.status,
+    archived: row.archived,
+    createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+    messageCount: row.message_count,
+  };
+}
+
+/** Whether the index projector's checkpoint has passed `event` (then the index must hold the session at least at its version). */
+export async function indexPassed(pool: pg.Pool, event: StoredEvent | undefined): Promise<boolean> {
+  if (!event) return false;
+  const result = await pool.query(
+    `SELECT (transaction_id, global_position) >= ($2::text::xid8, $3::bigint) AS passed
+       FROM projection_checkpoints WHERE name = $1`,
+    [SESSION_INDEX, event.transactionId, event.globalPosition],
+  );
+  return Boolean(result.rows[0]?.passed);
+}
