@@ -1,0 +1,59 @@
+import { parseArgs } from './cli-args.parser.js';
+import { CliError } from './cli-io.js';
+
+function usageError(argv: string[]): string {
+  try {
+    parseArgs(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).code).toBe(2);
+    return (error as CliError).message;
+  }
+  throw new Error(`parsed: ${argv.join(' ')}`);
+}
+
+describe('parseArgs', () => {
+  it('parses every command with its options, in either --name value or --name=value form', () => {
+    expect(parseArgs(['replay', 'demo'])).toEqual({ kind: 'replay', sessionId: 'demo', view: 'display', json: false });
+    expect(parseArgs(['replay', '--at', '12', 'demo', '--view=context', '--json'])).toEqual({
+      kind: 'replay',
+      sessionId: 'demo',
+      at: 12,
+      view: 'context',
+      json: true,
+    });
+    expect(parseArgs(['export'])).toEqual({ kind: 'export' });
+    expect(parseArgs(['export', '--session', 's-1'])).toEqual({ kind: 'export', sessionId: 's-1' });
+    expect(parseArgs(['import', 'file.ndjson'])).toEqual({ kind: 'import', file: 'file.ndjson' });
+    expect(parseArgs(['import', '--', '--odd-name.ndjson'])).toEqual({ kind: 'import', file: '--odd-name.ndjson' });
+    expect(parseArgs(['audit'])).toEqual({ kind: 'audit', json: false });
+    expect(parseArgs(['audit', '--session=a:b', '--json'])).toEqual({ kind: 'audit', sessionId: 'a:b', json: true });
+    expect(parseArgs(['rebuild', 'session_index'])).toEqual({ kind: 'rebuild', name: 'session_index' });
+  });
+
+  it('answers help for --help, -h and help, globally or per command', () => {
+    expect(parseArgs(['--help'])).toEqual({ kind: 'help' });
+    expect(parseArgs(['-h'])).toEqual({ kind: 'help' });
+    expect(parseArgs(['help', 'import'])).toEqual({ kind: 'help', command: 'import' });
+    expect(parseArgs(['replay', '--help'])).toEqual({ kind: 'help', command: 'replay' });
+    expect(parseArgs(['export', '--session', 'x', '-h'])).toEqual({ kind: 'help', command: 'export' });
+  });
+
+  it('rejects bad usage with exit 2 and a message naming the problem and the help to read', () => {
+    expect(usageError([])).toContain('missing command');
+    expect(usageError(['replay'])).toBe("missing ID\nRun 'chronicle replay --help' for usage.");
+    expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, audit, rebuild)");
+    expect(usageError(['replay', 'demo', '--at', '0'])).toContain("--at must be a positive integer, got '0'");
+    expect(usageError(['replay', 'demo', '--at', '1.5'])).toContain('--at must be a positive integer');
+    expect(usageError(['replay', 'demo', '--at'])).toContain("option '--at' needs a value");
+    expect(usageError(['replay', 'demo', '--view', 'raw'])).toContain('--view must be display or context');
+    expect(usageError(['replay', 'demo', '--json=yes'])).toContain("option '--json' takes no value");
+    expect(usageError(['replay', 'demo', '--json', '--json'])).toContain("option '--json' given twice");
+    expect(usageError(['replay', 'not ok'])).toContain("invalid session id 'not ok'");
+    expect(usageError(['export', '--at', '3'])).toContain("unknown option '--at' for 'export'");
+    expect(usageError(['export', '-x'])).toContain("unknown option '-x'");
+    expect(usageError(['export', 'extra'])).toContain("unexpected argument 'extra' ('export' takes no arguments)");
+    expect(usageError(['import', 'a', 'b'])).toContain("unexpected argument 'b' ('import' takes FILE)");
+    expect(usageError(['rebuild'])).toContain('missing NAME');
+  });
+});

@@ -1,0 +1,64 @@
+import type { CommandName } from './cli-args.parser.js';
+
+const DATABASE = `Database: DATABASE_URL, or (unset) the embedded PostgreSQL in CHRONICLE_DATA_DIR (default ./.chronicle),
+which only one process can use at a time: stop the service first, or set DATABASE_URL.`;
+
+const EXITS = `Exit codes: 0 ok, 1 mismatches found or import refused, 2 usage or connection error.`;
+
+export const COMMAND_HELP: Readonly<Record<CommandName, string>> = {
+  replay: `Usage: chronicle replay ID [--at VERSION] [--view display|context] [--json]
+
+Folds session ID from its events (no snapshot, no cache) and prints its transcript: role, time, content,
+tool calls, tool cards and interruption markers.
+
+  --at VERSION   the session as of this stream version (past the head = the head)
+  --view NAME    display (default: what the user sees) or context (what the model gets)
+  --json         the exact object GET /v1/sessions/ID/transcript?at=VERSION&view=NAME answers, hash included`,
+  export: `Usage: chronicle export [--session ID] > FILE.ndjson
+
+Writes every event, one JSON object per line, in stream order:
+  { sessionId, streamId, version, type, data, metadata, hash, recordedAt }
+from one consistent snapshot of the log, in constant memory. Progress goes to stderr.
+
+  --session ID   only this session's stream`,
+  import: `Usage: chronicle import FILE.ndjson
+
+Imports an export file. First verifies the hash chain of every stream in the file (from version 1, or
+from the stored event before the file's first version) and that events already stored are the same
+events: a broken chain or a conflict refuses the whole file (exit 1, naming stream and version) before
+anything is written. Then appends only what is missing, so importing twice adds nothing and the stored
+hashes equal the file's. The session index is brought up to date afterwards.
+Not carried by the file: idempotency keys and recordedAt (the import time is recorded).`,
+  audit: `Usage: chronicle audit [--session ID] [--json]
+
+Verifies the hash chain of each session's events, then rebuilds its views from the events with the pure
+projection and compares them with the stored ones; prints the differences (path, stored, replayed).
+Exit 1 when any session mismatches.
+
+  --session ID   audit one session (default: every session, in pages, with progress)
+  --json         machine-readable result on stdout`,
+  rebuild: `Usage: chronicle rebuild NAME
+
+Rebuilds read model NAME from the log beside the live one, switches atomically, drops the old one.`,
+};
+
+export function mainHelp(): string {
+  return `Usage: chronicle <command> [options]
+
+Commands:
+  replay ID [--at VERSION] [--view display|context] [--json]   print a session's transcript as of a version
+  export [--session ID] > FILE.ndjson                          write events with their versions and hashes
+  import FILE.ndjson                                           verify the hash chains, then append what is missing
+  audit [--session ID] [--json]                                compare stored views with a replay of the events
+  rebuild NAME                                                 blue/green rebuild of a read model
+
+Run 'chronicle <command> --help' for a command's options.
+
+${DATABASE}
+${EXITS}
+`;
+}
+
+export function commandHelp(command: CommandName): string {
+  return `${COMMAND_HELP[command]}\n\n${DATABASE}\n${EXITS}\n`;
+}

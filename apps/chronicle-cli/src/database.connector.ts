@@ -1,0 +1,91 @@
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { PostgresEventStore } from '#event-store';
+import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
+import { SessionViews, SnapshotStore } from '#read-models';
+import { CliError, EXIT, errorMessage, type CliIo } from './cli-io.js';
+
+/** What every command gets: the same pool, event store and views the service builds. */
+export interface CliDatabase {
+  readonly url: string;
+  readonly embedded: boolean;
+  readonly pool: pg.Pool;
+  readonly store: PostgresEventStore;
+  readonly snapshots: SnapshotStore;
+  readonly views: SessionViews;
+  close(): Promise<void>;
+}
+
+const LOCKED = /is still running \(pid (\d+)\)/;
+
+/**
+ * Same configuration as the service: `DATABASE_URL`, or the embedded PostgreSQL kept in `CHRONICLE_DATA_DIR`
+ * (started for the command and stopped after it; only possible while the service is stopped). Pending
+ * migrations are applied, as `npm start` does. Every failure here is a connection error (exit 2).
+ */
+export async function openDatabase(io: CliIo): Promise<CliDatabase> {
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (error) {
+    throw new CliError(EXIT.usage, `chronicle: ${errorMessage(error)}`);
+  }
+  let url = config.databaseUrl;
+  let stopEmbedded = async (): Promise<void> => undefined;
+  if (!url) {
+    const dataDir = resolve(io.cwd ?? process.cwd(), config.dataDir);
+    const log: string[] = [];
+    try {
+      const embedded = await startEmbeddedDatabase({ dataDir, log: (line) => log.push(line) });
+      url = embedded.url;
+      stopEmbedded = () => embedded.stop();
+    } catch (error) {
+      const locked = LOCKED.exec(errorMessage(error));
+      if (locked) {
+        throw new CliError(
+          EXIT.usage,
+          `chronicle: the embedded database in ${dataDir} is in use by a running Chronicle service (postgres pid ${locked[1]}).\n` +
+            `Stop the service first, or set DATABASE_URL to a PostgreSQL server the service uses.`,
+        );
+      }
+      const detail = error === undefined ? log.slice(-3).join('\n') : errorMessage(error);
+      throw new CliError(EXIT.usage, `chronicle: could not start the embedded database in ${dataDir}: ${detail || 'unknown error'}`);
+    }
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('SELECT 1');
+    await runMigrations(url);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    await stopEmbedded().catch(() => undefined);
+    throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
+  }
+  const store = new PostgresEventStore(pool);
+  const snapshots = new SnapshotStore(pool);
+  const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, stateCacheSize: 8, viewCacheSize: 8 });
+  return {
+    url,
+    embedded: !config.databaseUrl,
+    pool,
+    store,
+    snapshots,
+    views,
+    async close() {
+      await pool.end().catch(() => undefined);
+      await stopEmbedded();
+    },
+  };
+}
+
+/** The URL without its password, for error messages. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}

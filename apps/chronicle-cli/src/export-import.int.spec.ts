@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { chainHash } from '#event-store';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { appendGolden, goldenNames, runIn } from './cli-test.fixture.js';
+
+let source: TestDatabase;
+let target: TestDatabase;
+let spare: TestDatabase;
+const dir = mkdtempSync(join(tmpdir(), 'chronicle-cli-'));
+const file = join(dir, 'all.ndjson');
+
+async function rows(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+const chain = (url: string) => rows(url, `SELECT stream_id, version::int, type, data, metadata, hash FROM events ORDER BY stream_id, version`);
+const lines = (text: string) => text.trim().split('\n').map((line) => JSON.parse(line));
+
+beforeAll(async () => {
+  [source, target, spare] = await Promise.all([createTestDatabase(), createTestDatabase(), createTestDatabase()]);
+  for (const [i, name] of goldenNames().entries()) await appendGolden(source.url, name, `s${i}-${name}`);
+});
+afterAll(async () => {
+  await Promise.all([source.drop(), target.drop(), spare.drop()]);
+});
+
+describe('chronicle export / import', () => {
+  it('exports every event in stream order with versions and hashes, then imports it into an empty database with equal hashes', async () => {
+    const exported = await runIn(source.url, ['export']);
+    expect(exported.code).toBe(0);
+    writeFileSync(file, exported.stdout);
+    const events = lines(exported.stdout);
+    const stored = await chain(source.url);
+    expect(events).toHaveLength(stored.length);
+    expect(events[0]).toEqual({
+      sessionId: stored[0].stream_id.slice('session-'.length),
+      streamId: stored[0].stream_id,
+      version: 1,
+      type: stored[0].type,
+      data: stored[0].data,
+      metadata: stored[0].metadata,
+      hash: stored[0].hash,
+      recordedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(exported.stderr).toMatch(new RegExp(`export: ${stored.length} events`));
+
+    const imported = await runIn(target.url, ['import', file]);
+    expect(imported).toMatchObject({ code: 0, stdout: `imported ${stored.length} event(s) of 3 stream(s); 0 already stored\n` });
+    expect(await chain(target.url)).toEqual(stored);
+    expect(await rows(target.url, `SELECT count(*)::int AS n FROM session_index`)).toEqual([{ n: 3 }]);
+
+    const audit = await runIn(target.url, ['audit']);
+    expect(audit.stdout).toContain('every session matches');
+    expect(audit.code).toBe(0);
+  });
+
+  it('imports the same file twice without adding anything', async () => {
+    const before = await chain(target.url);
+    const again = await runIn(target.url, ['import', file]);
+    expect(again).toMatchObject({ code: 0, stdout: `imported 0 event(s) of 3 stream(s); ${before.length} already stored\n` });
+    expect(await chain(target.url)).toEqual(before);
+  });
+
+  it('exports one session with --session, and imports a continuation of a stream from its stored head', async () => {
+    const [first] = lines((await runIn(source.url, ['export'])).stdout);
+    const one = lines((await runIn(source.url, ['export', '--session', first.sessionId])).stdout);
+    expect(new Set(one.map((e) => e.streamId))).toEqual(new Set([first.streamId]));
+    const head = join(dir, 'head.ndjson');
+    const tail = join(dir, 'tail.ndjson');
+    writeFileSync(head, one.slice(0, 5).map((e) => JSON.stringify(e)).join('\n'));
+    writeFileSync(tail, one.slice(3).map((e) => JSON.stringify(e)).join('\n'));
+    expect((await runIn(spare.url, ['import', tail])).stderr).toMatch(/version 4: the file continues the stream from version 4 but the database holds only 0/);
+    expect((await runIn(spare.url, ['import', head])).code).toBe(0);
+    const continued = await runIn(spare.url, ['import', tail]);
+    expect(continued).toMatchObject({ code: 0, stdout: `imported ${one.length - 5} event(s) of 1 stream(s); 2 already stored\n` });
+    expect(await chain(spare.url)).toEqual((await chain(source.url)).filter((e) => e.stream_id === first.streamId));
+  });
+
+  it('refuses a file with one edited event (exit 1, naming stream and version) and writes nothing', async () => {
+    const events = lines(readFileSync(file, 'utf8'));
+    const victim = events.findIndex((e) => e.version === 3);
+    events[victim] = { ...events[victim], data: { ...events[victim].data, edited: true } };
+    const edited = join(dir, 'edited.ndjson');
+    writeFileSync(edited, events.map((e) => JSON.stringify(e)).join('\n'));
+    const fresh = await createTestDatabase();
+    try {
+      const refused = await runIn(fresh.url, ['import', edited]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`refusing ${edited}: nothing was imported`);
+      expect(refused.stderr).toContain(`stream ${events[victim].streamId} version 3: hash does not follow the chain`);
+      expect(await chain(fresh.url)).toEqual([]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('refuses a re-hashed file whose events conflict with the stored ones', async () => {
+    const events = lines(readFileSync(file, 'utf8')).filter((e, _, all) => e.streamId === all[0].streamId);
+    let previous = '';
+    const forged = events.map((e) => {
+      const data = e.version === 2 ? { ...e.data, forged: true } : e.data;
+      previous = chainHash(previous, e.version, e.type, data);
+      return { ...e, data, hash: previous };
+    });
+    const path = join(dir, 'forged.ndjson');
+    writeFileSync(path, forged.map((e) => JSON.stringify(e)).join('\n'));
+    const before = await chain(target.url);
+    const refused = await runIn(target.url, ['import', path]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(new RegExp(`stream ${events[0].streamId} version ${events.length}: conflicts with the stored event`));
+    expect(await chain(target.url)).toEqual(before);
+  });
+
+  it('answers exit 1 for a line that is not an event, and 2 for a missing file', async () => {
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, '{"streamId":"session-x","version":1}\n');
+    expect(await runIn(target.url, ['import', bad])).toMatchObject({ code: 1, stderr: expect.stringContaining('line 1: type must be') });
+    expect(await runIn(target.url, ['import', join(dir, 'missing.ndjson')])).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot read') });
+  });
+});

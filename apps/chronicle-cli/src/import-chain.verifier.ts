@@ -1,0 +1,91 @@
+import { chainHash, type EventStore } from '#event-store';
+import type { ImportEvent } from './ndjson.reader.js';
+
+/** What the import will do with one stream of the file. */
+export interface StreamPlan {
+  readonly streamId: string;
+  readonly firstVersion: number;
+  lastVersion: number;
+  lastHash: string;
+  /** Stream version in the database before the import: file events at or below it are skipped. */
+  readonly storedVersion: number;
+  readonly storedHash: string;
+  broken: boolean;
+}
+
+export interface Verification {
+  readonly plans: Map<string, StreamPlan>;
+  readonly problems: string[];
+  readonly events: number;
+  /** Events of the file not yet in the database. */
+  readonly toAppend: number;
+}
+
+const MAX_PROBLEMS = 20;
+
+async function hashAt(store: EventStore, streamId: string, version: number): Promise<string | null> {
+  const [event] = await store.readStream(streamId, { from: version, to: version });
+  return event?.hash ?? null;
+}
+
+/**
+ * First pass of `import`: recomputes the hash chain of every stream of the file (from version 1, or from the
+ * stored event just before the file's first version for a continuation) and checks that events already
+ * stored are the same events (same chain hash). Memory is one entry per stream, not per event.
+ */
+export async function verifyChains(
+  store: EventStore,
+  events: AsyncIterable<ImportEvent>,
+  onEvent: (event: ImportEvent) => void = () => undefined,
+): Promise<Verification> {
+  const plans = new Map<string, StreamPlan>();
+  const problems: string[] = [];
+  let count = 0;
+  const refuse = (plan: StreamPlan, message: string) => {
+    plan.broken = true;
+    if (problems.length < MAX_PROBLEMS) problems.push(`stream ${plan.streamId} version ${message}`);
+  };
+  for await (const event of events) {
+    count++;
+    onEvent(event);
+    let plan = plans.get(event.streamId);
+    if (!plan) {
+      const head = await store.head(event.streamId);
+      const storedVersion = head?.version ?? 0;
+      plan = { streamId: event.streamId, firstVersion: event.version, lastVersion: event.version - 1, lastHash: '', storedVersion, storedHash: head?.lastHash ?? '', broken: false };
+      plans.set(event.streamId, plan);
+      if (event.version > storedVersion + 1) {
+        refuse(plan, `${event.version}: the file continues the stream from version ${event.version} but the database holds only ${storedVersion} event(s) of it (line ${event.line})`);
+      } else if (event.version > 1) {
+        plan.lastHash = (await hashAt(store, event.streamId, event.version - 1)) ?? '';
+      }
+    }
+    if (plan.broken) continue;
+    if (event.version !== plan.lastVersion + 1) {
+      refuse(plan, `${event.version}: expected version ${plan.lastVersion + 1} (versions of a stream must be consecutive, line ${event.line})`);
+      continue;
+    }
+    const recomputed = chainHash(plan.lastHash, event.version, event.type, event.data);
+    if (recomputed !== event.hash) {
+      refuse(plan, `${event.version}: hash does not follow the chain (line ${event.line}: recomputed ${recomputed}, file has ${event.hash}) - the event was edited or the file is corrupt`);
+      continue;
+    }
+    plan.lastVersion = event.version;
+    plan.lastHash = event.hash;
+    if (event.version === plan.storedVersion && event.hash !== plan.storedHash) {
+      refuse(plan, `${event.version}: conflicts with the stored event (stored hash ${plan.storedHash}, file has ${event.hash}, line ${event.line})`);
+    }
+  }
+  let toAppend = 0;
+  for (const plan of plans.values()) {
+    if (plan.broken) continue;
+    if (plan.lastVersion < plan.storedVersion) {
+      const stored = await hashAt(store, plan.streamId, plan.lastVersion);
+      if (stored !== plan.lastHash) refuse(plan, `${plan.lastVersion}: conflicts with the stored event (stored hash ${stored}, file has ${plan.lastHash})`);
+    }
+    toAppend += Math.max(0, plan.lastVersion - plan.storedVersion);
+  }
+  const broken = [...plans.values()].filter((p) => p.broken).length;
+  if (broken > problems.length) problems.push(`... and ${broken - problems.length} more stream(s)`);
+  return { plans, problems, events: count, toAppend };
+}

@@ -1,0 +1,87 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { evolveAll, fromSessionStreamId, type SessionState } from '#domain';
+import { ConcurrencyError } from '#event-store';
+import { SessionIndexProjector, summaryRowOf, toDomainEvent } from '#read-models';
+import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
+import type { CliDatabase } from './database.connector.js';
+import { verifyChains } from './import-chain.verifier.js';
+import { BadLine, type ImportEvent, readEvents } from './ndjson.reader.js';
+import { createProgress } from './progress.reporter.js';
+
+const BATCH = 500;
+
+async function fileSize(io: CliIo, file: string): Promise<{ path: string; size: number }> {
+  const path = resolve(io.cwd ?? process.cwd(), file);
+  const info = await stat(path).catch((error: unknown) => {
+    throw new CliError(EXIT.usage, `chronicle: cannot read ${file}: ${errorMessage(error)}`);
+  });
+  if (!info.isFile()) throw new CliError(EXIT.usage, `chronicle: ${file} is not a file`);
+  return { path, size: info.size };
+}
+
+/**
+ * `chronicle import FILE`: verify every chain of the file first (nothing is written when one is broken or
+ * conflicts with a stored event), then append what the database lacks with expectedVersion, so the stored
+ * hashes are the file's; each append carries the session's inline summary row, as the service's do.
+ * Importing the same file twice appends nothing. The session index catches up after.
+ */
+export async function importCommand(db: CliDatabase, io: CliIo, options: { file: string }): Promise<number> {
+  const { path, size } = await fileSize(io, options.file);
+  const base = { stream: io.stderr, tty: io.progressTty, unit: 'events', now: io.now };
+  const verifying = createProgress({ ...base, label: 'verify' });
+  let bytes = 0;
+  let verification;
+  try {
+    verification = await verifyChains(db.store, readEvents(path), (event) => {
+      bytes += event.bytes;
+      verifying.tick(1, Math.max(verifying.count + 1, Math.round((size * (verifying.count + 1)) / Math.max(bytes, 1))));
+    });
+  } catch (error) {
+    if (error instanceof BadLine) throw new CliError(EXIT.mismatch, `chronicle: refusing ${options.file}: ${error.message}; nothing was imported`);
+    throw error;
+  }
+  verifying.done(`in ${verification.plans.size} stream(s)`);
+  if (verification.problems.length > 0) {
+    const list = verification.problems.map((problem) => `  ${problem}`).join('\n');
+    throw new CliError(EXIT.mismatch, `chronicle: refusing ${options.file}: nothing was imported.\n${list}`);
+  }
+  const importing = createProgress({ ...base, label: 'import', total: verification.toAppend });
+  let batch: ImportEvent[] = [];
+  let current: { streamId: string; state: SessionState } | null = null;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const { streamId } = batch[0];
+    const last = batch[batch.length - 1];
+    const sessionId = fromSessionStreamId(streamId);
+    let summary: unknown;
+    if (sessionId !== null) {
+      if (current?.streamId !== streamId) current = { streamId, state: (await db.views.load(sessionId)).state };
+      current.state = evolveAll(current.state, batch.map(toDomainEvent));
+      summary = summaryRowOf(current.state, last.version);
+    }
+    try {
+      const events = batch.map(({ type, data, metadata }) => ({ type, data, metadata }));
+      const result = await db.store.append(streamId, events, { expectedVersion: batch[0].version - 1, summary });
+      if (result.lastHash !== last.hash) {
+        throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
+      }
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError)) throw error;
+      throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} was written to during the import (${error.message}); run the import again, it skips what is stored`);
+    }
+    importing.tick(batch.length);
+    batch = [];
+  };
+  for await (const event of readEvents(path)) {
+    if (event.version <= (verification.plans.get(event.streamId)?.storedVersion ?? 0)) continue;
+    if (batch.length > 0 && (batch[0].streamId !== event.streamId || batch.length >= BATCH)) await flush();
+    batch.push(event);
+  }
+  await flush();
+  importing.done();
+  if (importing.count > 0) await new SessionIndexProjector(db.pool, db.store, db.views).catchUp();
+  const skipped = verification.events - importing.count;
+  await writeLine(io.stdout, `imported ${importing.count} event(s) of ${verification.plans.size} stream(s); ${skipped} already stored`);
+  return EXIT.ok;
+}

@@ -1,0 +1,46 @@
+import { ProjectionNotFoundError, RebuildInProgressError, type RebuildPhase, rebuildProjection } from '#read-models';
+import { CliError, EXIT, type CliIo, write, writeLine } from './cli-io.js';
+import type { CliDatabase } from './database.connector.js';
+import { createProgress } from './progress.reporter.js';
+
+/**
+ * `chronicle rebuild NAME`: the blue/green rebuild of a read model (built beside the live table from the log,
+ * swapped in atomically, the old one dropped; reads keep working). One rebuild per projection at a time across
+ * replicas and CLIs (advisory lock): a second one is refused. Progress (events replayed, rate, ETA) on stderr.
+ */
+export async function rebuildCommand(db: CliDatabase, io: CliIo, options: { name: string }): Promise<number> {
+  const totals = await db.pool.query(`SELECT coalesce(sum(version), 0)::text AS events FROM streams`);
+  const progress = createProgress({
+    stream: io.stderr,
+    tty: io.progressTty,
+    label: `rebuild ${options.name}`,
+    unit: 'events',
+    total: Number(totals.rows[0].events),
+    now: io.now,
+  });
+  let phase: RebuildPhase = 'fill';
+  try {
+    const result = await rebuildProjection({ pool: db.pool, store: db.store }, options.name, {
+      onProgress: (p) => {
+        if (p.phase !== phase && p.phase !== 'done') {
+          phase = p.phase;
+          progress.clear();
+          void write(io.stderr, `rebuild ${options.name}: ${phase}\n`);
+        }
+        progress.tick(Math.max(0, p.eventsReplayed - progress.count), Math.max(p.eventsReplayed, Number(totals.rows[0].events)));
+      },
+    });
+    progress.done();
+    await writeLine(
+      io.stdout,
+      `rebuilt ${result.name}: ${result.rows} row(s) from ${result.eventsReplayed} event(s) in ${result.seconds.toFixed(1)}s; the new table is live`,
+    );
+    return EXIT.ok;
+  } catch (error) {
+    progress.clear();
+    if (error instanceof ProjectionNotFoundError || error instanceof RebuildInProgressError) {
+      throw new CliError(EXIT.usage, `chronicle: ${error.message}`);
+    }
+    throw error;
+  }
+}
