@@ -66,8 +66,8 @@ const DECISIONS = new Set(['TurnInterrupted', 'TurnRecoveredFromAgentStore']);
 const decided = async (sessionId: string) => DECISIONS.has((await eventTypes(sessionId)).at(-1) ?? '');
 
 /**
- * Sweeps until `done()` holds, at most 5 times. One sweep can miss a session that the async index projects at
- * that very moment (defect D5 in test/reference-scenarios.md); the next sweep finds it.
+ * Sweeps until `done()` holds, at most 5 times. Written when one sweep could miss a session that the async index
+ * projected at that very moment (defect D5 in test/reference-scenarios.md, now fixed); kept as a harmless margin.
  */
 async function sweepUntil(done: () => Promise<boolean> | boolean, body: object = {}): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -293,9 +293,9 @@ describe('a pending image turn', () => {
     return submittedAt;
   }
 
-  // DEFECT (reported): the agent-only text part makes the recovery policy miss the prompt in the agent row, so
-  // the sweep interrupts instead of adopting the agent store, and the agent's answer vanishes from the display.
-  it.failing('whose agent row (text, image, agent-only note) and answer are stored is recovered from the agent store, keeping one submitted row with attachments', async () => {
+  // D2 (fixed): an agent row whose FIRST text part is the prompt, stamped at the submission, with an answer after
+  // it, is the pending prompt even with an agent-only text part after the image; the sweep adopts the agent store.
+  it('whose agent row (text, image, agent-only note) and answer are stored is recovered from the agent store: the answer ends the display, the note stays in the context', async () => {
     const agentPrompt = { role: 'user', content: [{ type: 'text', text: prompt }, imagePart, { type: 'text', text: note }] };
     const submittedAt = await imageTurn('rr-image-proven', agentPrompt, [{ role: 'assistant', content: 'recovered assistant tail' }]);
     await sweepUntil(() => decided('rr-image-proven'));
@@ -303,12 +303,23 @@ describe('a pending image turn', () => {
     expect((await eventTypes('rr-image-proven')).at(-1)).toBe('TurnRecoveredFromAgentStore');
     const display = (await transcript('rr-image-proven')).messages;
     expect(display.at(-1)).toMatchObject({ role: 'assistant', content: 'recovered assistant tail' });
-    expect(submittedRows(display)).toEqual([expect.objectContaining({ timestamp: submittedAt, attachments: [attachment] })]);
-    expect(JSON.stringify(display)).not.toContain(note);
     const context = (await transcript('rr-image-proven', 'context')).messages.filter((m) => m.role === 'user' && m.timestamp === submittedAt);
     expect(context).toHaveLength(1);
     expect(JSON.stringify(context[0]?.content)).toContain(note);
     expect(await markers('rr-image-proven')).toEqual([]);
+  });
+
+  // DEFECT D3 (reported, projection): after the adoption the display shows the agent's multipart row (inline image,
+  // the agent-only note, no attachments) instead of one submitted row with the prompt, its time and attachments.
+  it.failing('whose agent row (text, image, agent-only note) and answer are stored keeps one submitted row with attachments in the display, never the note (D3)', async () => {
+    const agentPrompt = { role: 'user', content: [{ type: 'text', text: prompt }, imagePart, { type: 'text', text: note }] };
+    const submittedAt = await imageTurn('rr-image-proven-display', agentPrompt, [{ role: 'assistant', content: 'recovered assistant tail' }]);
+    await sweepUntil(() => decided('rr-image-proven-display'));
+
+    expect((await eventTypes('rr-image-proven-display')).at(-1)).toBe('TurnRecoveredFromAgentStore');
+    const display = (await transcript('rr-image-proven-display')).messages;
+    expect(submittedRows(display)).toEqual([expect.objectContaining({ timestamp: submittedAt, attachments: [attachment] })]);
+    expect(JSON.stringify(display)).not.toContain(note);
   });
 
   it('whose agent store holds only the image prompt row is interrupted and recovered from its journal, under one recovered marker', async () => {

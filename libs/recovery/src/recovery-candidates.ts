@@ -15,15 +15,23 @@ const TAIL = `
  * (a marker waits for its journal), plus every session with an event the async index has not projected
  * yet, so a turn submitted a moment ago is never missed because of projector lag. The fold of each
  * candidate then decides; the index only narrows the search.
+ *
+ * Both sources are read by ONE statement, so they come from one snapshot. The projector commits an index
+ * row together with the checkpoint that moves its events out of the tail; two statements (READ COMMITTED)
+ * could see neither — the index before that commit and the tail after it — and miss the session for a
+ * sweep (defect D5 in test/reference-scenarios.md).
  */
 export async function findCandidates(pool: pg.Pool): Promise<string[]> {
-  const indexed = await pool.query(
-    `SELECT session_id FROM ${SESSION_INDEX} WHERE status IN ('pending', 'recovering') AND NOT archived`,
+  const result = await pool.query(
+    `SELECT 'session' AS kind, session_id AS id FROM ${SESSION_INDEX}
+      WHERE status IN ('pending', 'recovering') AND NOT archived
+     UNION
+     SELECT 'stream', t.stream_id FROM (${TAIL}) t`,
+    [SESSION_INDEX],
   );
-  const tail = await pool.query(`SELECT DISTINCT t.stream_id FROM (${TAIL}) t`, [SESSION_INDEX]);
-  const ids = new Set<string>(indexed.rows.map((row) => String(row.session_id)));
-  for (const row of tail.rows) {
-    const sessionId = fromSessionStreamId(String(row.stream_id));
+  const ids = new Set<string>();
+  for (const row of result.rows) {
+    const sessionId = row.kind === 'session' ? String(row.id) : fromSessionStreamId(String(row.id));
     if (sessionId) ids.add(sessionId);
   }
   return [...ids].sort();

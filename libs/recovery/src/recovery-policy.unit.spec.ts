@@ -1,4 +1,5 @@
 import { evolveAll, initialSessionState, render, type SessionEvent, type SessionState, type StateRow } from '#domain';
+import { checkAgentStore } from './agent-store-turn.js';
 import { type LeaseFact, type LivenessFacts, noLiveness } from './liveness-facts.js';
 import { decideRecovery, GRACE_SECONDS, JOURNAL_GIVE_UP_SECONDS, type RecoveryInput } from './recovery-policy.js';
 
@@ -162,7 +163,7 @@ describe('when the agent store already holds the turn (reference §4.5)', () => 
           evidence: expect.objectContaining({
             now,
             submittedAt: SUBMITTED,
-            agentStore: { shownRows: 1, adoptedRows: 2, promptShown: 1, promptAdopted: 1, promptIndex: 0, answerIndex: 1 },
+            agentStore: { shownRows: 1, adoptedRows: 2, promptShown: 1, promptAdopted: 1, promptIndex: 0, answerIndex: 1, promptMatch: 'visible_text' },
           }),
         },
       },
@@ -207,6 +208,64 @@ describe('when the agent store already holds the turn (reference §4.5)', () => 
     const state = stateOf(started, submitted(), observed(prompt, answer));
     expect(decideRecovery({ state, liveness: facts(), now: SUBMITTED + 10 }).skipped).toBe('grace');
     expect(decideRecovery({ state, liveness: facts({ lease: lease() }), now }).skipped).toBe('run_alive');
+  });
+});
+
+describe('a pending image turn whose agent row is multipart (reference §2.5 R15, seed "pending image prompt ... proven", defect D2)', () => {
+  const now = SUBMITTED + 60;
+  const prompt = 'Describe the attached image';
+  const image = { type: 'image_url', imageUrl: { url: 'data:image/png;base64,YWJj' } };
+  const note = 'Agent-only recall note';
+  const imageSubmitted = (submittedAt = SUBMITTED): SessionEvent => ({
+    type: 'UserMessageSubmitted',
+    data: { runId: 'r1', text: prompt, attachments: [{ name: 'sample.png', mime: 'image/png', isImage: true }], source: null, submittedAt },
+  });
+  const agentRow = (content: StateRow['content'], timestamp = SUBMITTED): StateRow => ({ rowId: 7, role: 'user', content, timestamp });
+  const answer: StateRow = { rowId: 8, role: 'assistant', content: 'recovered assistant tail', timestamp: SUBMITTED + 1 };
+  const decide = (...events: SessionEvent[]) => decideRecovery({ state: stateOf(started, ...events), liveness: facts(), now });
+  const typesOf = (...events: SessionEvent[]) => decide(...events).decisions.map((d) => d.type);
+
+  it('recovers from the agent store when the first text part is the prompt and an agent-only note follows the image', () => {
+    const row = agentRow([{ type: 'text', text: prompt }, image, { type: 'text', text: note }]);
+    const state = stateOf(started, imageSubmitted(), observed(row, answer));
+    const { decisions } = decideRecovery({ state, liveness: facts(), now });
+    expect(decisions).toMatchObject([
+      { type: 'TurnRecoveredFromAgentStore', data: { evidence: { agentStore: { promptMatch: 'first_text_part', promptShown: 1, promptAdopted: 1 } } } },
+    ]);
+    const view = render(evolveAll(state, decisions));
+    expect(view.markers).toEqual([]);
+    expect(view.pendingTurn).toBeNull();
+    expect(view.display.at(-1)).toMatchObject({ role: 'assistant', content: 'recovered assistant tail' });
+  });
+
+  it('compares that first text part without the workspace prefix and with whitespace collapsed, from the submission second on', () => {
+    const row = agentRow([{ type: 'text', text: `[Workspace::v1: /home/ws]\n  Describe  the attached\nimage ` }, image, { type: 'text', text: note }]);
+    expect(typesOf(imageSubmitted(SUBMITTED + 0.75), observed(row, answer))).toEqual(['TurnRecoveredFromAgentStore']);
+  });
+
+  it('still recognises an agent row whose text parts alone are the prompt (visible text)', () => {
+    const [decision] = decide(imageSubmitted(), observed(agentRow([{ type: 'text', text: prompt }, image]), answer)).decisions;
+    expect(decision).toMatchObject({ type: 'TurnRecoveredFromAgentStore', data: { evidence: { agentStore: { promptMatch: 'visible_text' } } } });
+  });
+
+  it('interrupts when the first text part is another text, even if a later part is the prompt', () => {
+    const row = agentRow([{ type: 'text', text: note }, image, { type: 'text', text: prompt }]);
+    expect(typesOf(imageSubmitted(), observed(row, answer))).toEqual(['TurnInterrupted']);
+  });
+
+  it('interrupts when the multipart row is older than the submission second', () => {
+    const row = agentRow([{ type: 'text', text: prompt }, image, { type: 'text', text: note }], SUBMITTED - 1);
+    expect(typesOf(imageSubmitted(), observed(row, answer))).toEqual(['TurnInterrupted']);
+    // The older row does not even count as showing the prompt: only the pending prompt row does.
+    const state = stateOf(started, imageSubmitted(), observed(row, answer));
+    expect(checkAgentStore(state, render(state), now)).toMatchObject({ holdsTurn: false, promptShown: 1, promptAdopted: 0, promptIndex: null, promptMatch: null });
+  });
+
+  it('interrupts when no answer follows the multipart row (seed "pending image row alone")', () => {
+    const row = agentRow([{ type: 'text', text: prompt }, image, { type: 'text', text: note }]);
+    expect(typesOf(imageSubmitted(), observed(row))).toEqual(['TurnInterrupted']);
+    const earlyAnswer: StateRow = { ...answer, rowId: 6, timestamp: SUBMITTED - 1 };
+    expect(typesOf(imageSubmitted(), observed(earlyAnswer, { ...row, rowId: 7 }))).toEqual(['TurnInterrupted']);
   });
 });
 

@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
-import { SessionViews, SnapshotStore } from '#read-models';
+import { SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { LiveHub } from '../../../apps/session-api/src/live/live-hub.js';
 import { SessionWriter } from '../../../apps/session-api/src/sessions/session-writer.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { LivenessRegistry } from './liveness-registry.js';
+import { findCandidates } from './recovery-candidates.js';
 import type { RecoveryDecision } from './recovery-policy.js';
 import { RecoverySupervisor, SweepTimeError } from './recovery-supervisor.js';
 
@@ -39,10 +40,10 @@ beforeEach(async () => {
 });
 
 /** One replica: its own view cache and writer over the shared database. */
-function replica(options: { store?: EventStore; decisions?: RecoveryDecision[] } = {}) {
+function replica(options: { store?: EventStore; decisions?: RecoveryDecision[]; pool?: pg.Pool } = {}) {
   const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
   const writer = new SessionWriter(options.store ?? store, views, new LiveHub(pool));
-  const supervisor = new RecoverySupervisor(pool, registry, views, writer, {
+  const supervisor = new RecoverySupervisor(options.pool ?? pool, registry, views, writer, {
     clock: () => clock,
     onDecision: (decision) => options.decisions?.push(decision),
   });
@@ -133,6 +134,55 @@ describe('a sweep', () => {
     expect(await supervisor.sweep(T0 + 31 + 86_399)).toMatchObject({ gaveUp: 0 });
     expect(await supervisor.sweep(T0 + 31 + 86_400)).toMatchObject({ examined: 1, gaveUp: 1 });
     expect(await typesOf('giveup-1')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted', 'JournalRecoveryAbandoned']);
+  });
+});
+
+/**
+ * The pool, except that after the first statement it answers (before the caller can send another one),
+ * `between()` runs: a deterministic interleaving of whatever commits there with the caller's next read.
+ */
+function poolWithHookAfterFirstQuery(between: () => Promise<unknown>): { readonly pool: pg.Pool; readonly fired: () => boolean } {
+  let fired = false;
+  const hooked = new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver);
+      return async (...args: unknown[]) => {
+        const result = await (target.query as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if (!fired) {
+          fired = true;
+          await between();
+        }
+        return result;
+      };
+    },
+  });
+  return { pool: hooked, fired: () => fired };
+}
+
+describe('a sweep racing the async index projector (defect D5)', () => {
+  // The projector commits the index row (status pending) and the checkpoint past the submission in one
+  // transaction. Landing right after the sweep's first read must not hide the session: a candidate search
+  // in two READ COMMITTED statements (index, then unprojected tail) saw neither and missed it.
+  const projector = () => new SessionIndexProjector(pool, store, new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 }));
+
+  it('still finds a pending session whose index row and checkpoint commit between the reads', async () => {
+    await given('d5-1', submitted('d5-run'));
+    const hooked = poolWithHookAfterFirstQuery(async () => expect(await projector().catchUp()).toBeGreaterThan(0));
+    expect(await findCandidates(hooked.pool)).toEqual(['d5-1']);
+    expect(hooked.fired()).toBe(true);
+    // The projector did commit: the session is now found through the index alone, with an empty tail.
+    const indexed = await pool.query(`SELECT status FROM session_index WHERE session_id = 'd5-1'`);
+    expect(indexed.rows).toEqual([{ status: 'pending' }]);
+    expect(await findCandidates(pool)).toEqual(['d5-1']);
+  });
+
+  it('decides the turn in that single sweep', async () => {
+    await given('d5-2', submitted('d5-run-2'));
+    const hooked = poolWithHookAfterFirstQuery(() => projector().catchUp());
+    const result = await replica({ pool: hooked.pool }).supervisor.sweep(T0 + 31);
+    expect(hooked.fired()).toBe(true);
+    expect(result).toMatchObject({ examined: 1, interrupted: 1 });
+    expect(await typesOf('d5-2')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted']);
   });
 });
 
