@@ -47,6 +47,30 @@ function rescueScenario(): Scenario {
   return { name: 'chronological rescue of every row', sidecar, state, expectedLength: 2 * ROWS };
 }
 
+/**
+ * R1 with provider bytes: the agent store re-stamps every row in another second and carries
+ * `apiContent` on user/assistant rows, a third of which are tool-call-only (empty text). No api
+ * pre-pass tier can pair them, so the agent rows stay distinct (§2.2) and are appended; the
+ * content-only tier meets thousands of rows sharing the empty text (quadratic before the indexes).
+ */
+function providerBytesScenario(): Scenario {
+  const sidecar = Array.from({ length: ROWS }, (_, i): MessageRow => {
+    const ts = START + i;
+    if (i % 3 === 0) return { role: 'user', content: `user turn ${i}: some words about item ${i}`, timestamp: ts };
+    if (i % 3 === 1) return { role: 'assistant', content: '', toolCalls: [{ id: `c${i}`, type: 'function', function: { name: 'read' } }], timestamp: ts };
+    return { role: 'tool', content: `result ${i}`, toolCallId: `c${i - 1}`, timestamp: ts };
+  });
+  const state = sidecar.map((row, i): MessageRow => ({
+    ...row,
+    content: row.role === 'user' ? `[Workspace::v1: /w]\n${String(row.content)}` : row.content,
+    timestamp: START + 40_000 + i + 0.137,
+    rowId: i + 1,
+    ...(row.role === 'tool' ? {} : { apiContent: `bytes ${i}` }),
+  }));
+  const withBytes = state.filter((row) => row.apiContent !== undefined).length;
+  return { name: 'restamped replay with provider bytes', sidecar, state, expectedLength: ROWS + withBytes };
+}
+
 function time(scenario: Scenario): { first: number; median: number; min: number } {
   const samples: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
@@ -67,7 +91,7 @@ export function benchMerge(): { ms: number } {
 }
 
 function main(): void {
-  const rows = [replayScenario(), rescueScenario()].map((scenario) => {
+  const rows = [replayScenario(), rescueScenario(), providerBytesScenario()].map((scenario) => {
     const { first, median, min } = time(scenario);
     return {
       scenario: scenario.name,

@@ -1,6 +1,8 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { attachApiContentFromState } from './api-content.prepass.js';
-import { contentKey } from './comparison-keys.builder.js';
+import { k3Of, keyRow, type Side } from './comparison-keys.builder.js';
+import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from './key.index.js';
+import { withTextMemo } from './text.normalizer.js';
 
 /**
  * `state_db_delta_after_context` (reference §2.6): the agent-store rows that come after what the
@@ -8,16 +10,23 @@ import { contentKey } from './comparison-keys.builder.js';
  * prefix-stripped) after the api_content pre-pass.
  */
 export function stateDeltaAfterContext(local: readonly MessageRow[], state: readonly MessageRow[]): MessageRow[] {
+  return withTextMemo(() => deltaAfterContext(local, state));
+}
+
+function deltaAfterContext(local: readonly MessageRow[], state: readonly MessageRow[]): MessageRow[] {
   if (local.length === 0 || state.length === 0) return state.slice();
   const attached = attachApiContentFromState(local, state);
-  const ids = new Map<string, number>();
-  const idOf = (key: string): number => {
-    let id = ids.get(key);
-    if (id === undefined) ids.set(key, (id = ids.size));
+  // K3 → a small integer, through the split-key index (no composite string per row).
+  const ids = createKeyIndex<number>();
+  let next = 0;
+  const idOf = (row: MessageRow, side: Side): number => {
+    const key = k3Of(keyRow(row, side));
+    let id = keyIndexGet(ids, key);
+    if (id === undefined) keyIndexSetIfAbsent(ids, key, (id = next++));
     return id;
   };
-  const stateIds = state.map((row) => idOf(contentKey(row, 'state')));
-  const localIds = attached.map((row) => idOf(contentKey(row, 'sidecar')));
+  const stateIds = state.map((row) => idOf(row, 'state'));
+  const localIds = attached.map((row) => idOf(row, 'sidecar'));
   const { offset, length } = longestStateRunInLocal(stateIds, localIds);
   const first = attached[0];
   const recoveredStart = offset === 0 && first?.role === 'user' && first.recovered === true;

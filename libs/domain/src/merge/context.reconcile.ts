@@ -3,7 +3,7 @@ import { stateDeltaAfterContext } from './context-delta.align.js';
 import type { MergeOptions } from './merge.context.js';
 import { plainTextOf, timestampOf } from './row-fields.normalizer.js';
 import { mergeSessionMessages } from './session-messages.merge.js';
-import { ws } from './text.normalizer.js';
+import { withTextMemo, ws } from './text.normalizer.js';
 
 /** The visible row that preceded a compaction (`compression_anchor_message_key`). */
 export interface CompressionAnchor {
@@ -36,6 +36,10 @@ export function reconcileContext(
   state: readonly MessageRow[],
   options: ReconcileContextOptions,
 ): MessageRow[] {
+  return withTextMemo(() => reconcile(local, state, options));
+}
+
+function reconcile(local: readonly MessageRow[], state: readonly MessageRow[], options: ReconcileContextOptions): MessageRow[] {
   let candidates = state;
   if (local.some(isCompactionMarker)) {
     const anchor = options.compressionAnchor ?? null;

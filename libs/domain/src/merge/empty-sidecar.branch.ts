@@ -1,6 +1,7 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { dedupKey } from './comparison-keys.builder.js';
+import { k2Of, keyRow } from './comparison-keys.builder.js';
 import { backfillMeta } from './display-meta.backfill.js';
+import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from './key.index.js';
 import { timestampOf } from './row-fields.normalizer.js';
 
 /**
@@ -29,13 +30,13 @@ function keptByWatermark(state: readonly MessageRow[], watermark: number | null,
 
 /** K2 duplicates: the first occurrence stays and inherits the later copies' display metadata (R13). */
 function dropExactDuplicates(rows: readonly MessageRow[]): MessageRow[] {
-  const firstIndex = new Map<string, number>();
+  const firstIndex = createKeyIndex<number>();
   const kept: MessageRow[] = [];
   for (const row of rows) {
-    const key = dedupKey(row);
-    const index = firstIndex.get(key);
+    const key = k2Of(keyRow(row, 'state'));
+    const index = keyIndexGet(firstIndex, key);
     if (index === undefined) {
-      firstIndex.set(key, kept.length);
+      keyIndexSetIfAbsent(firstIndex, key, kept.length);
       kept.push(row);
     } else kept[index] = backfillMeta(kept[index]!, row);
   }

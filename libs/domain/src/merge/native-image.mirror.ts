@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { apiContentOf, exactTimestampOf, isRecord, readRowId, stableIdOf, timestampOf, toolCallsKeyOf } from './row-fields.normalizer.js';
+import { TextMap } from './text.map.js';
 import { stripWorkspacePrefix, ws } from './text.normalizer.js';
 import type { Slot } from './timeline.list.js';
 
@@ -73,18 +74,18 @@ export function identitiesConflict(kept: MessageRow, candidate: MessageRow): boo
 
 /** Rich sidecar rows by mirror key (null = two rows share it), and the keys whose state matches disagree. */
 export interface MirrorIndex {
-  readonly bySidecarKey: ReadonlyMap<string, Slot | null>;
-  readonly ambiguousStateKeys: ReadonlySet<string>;
+  readonly bySidecarKey: TextMap<Slot | null>;
+  readonly ambiguousStateKeys: TextMap<true>;
 }
 
 export function buildMirrorIndex(sidecar: readonly Slot[], state: readonly MessageRow[]): MirrorIndex {
-  const bySidecarKey = new Map<string, Slot | null>();
+  const bySidecarKey = new TextMap<Slot | null>();
   for (const slot of sidecar) {
     const key = sidecarMirrorKey(slot.row);
     if (key !== null) bySidecarKey.set(key, bySidecarKey.has(key) ? null : slot);
   }
-  const identities = new Map<string, string>();
-  const ambiguousStateKeys = new Set<string>();
+  const identities = new TextMap<string>();
+  const ambiguousStateKeys = new TextMap<true>();
   if (bySidecarKey.size === 0) return { bySidecarKey, ambiguousStateKeys };
   for (const row of state) {
     const key = stateMirrorKey(row);
@@ -92,7 +93,7 @@ export function buildMirrorIndex(sidecar: readonly Slot[], state: readonly Messa
     const identity = privateIdentityOf(row);
     const first = identities.get(key);
     if (first === undefined) identities.set(key, identity);
-    else if (first !== identity) ambiguousStateKeys.add(key);
+    else if (first !== identity) ambiguousStateKeys.set(key, true);
   }
   return { bySidecarKey, ambiguousStateKeys };
 }

@@ -5,6 +5,7 @@ import { mergeIntoEmptySidecar } from './empty-sidecar.branch.js';
 import { createMergeContext, finiteOrNull, stateCandidateOf, type MergeOptions } from './merge.context.js';
 import { appendAtTail, inRangeStateOnly } from './placement.steps.js';
 import { nativeImageMirror, prefixReplay, rowIdFastPath, type LadderStep } from './replay.steps.js';
+import { withTextMemo } from './text.normalizer.js';
 import { timelineRows } from './timeline.list.js';
 import { aboveWatermark, belowWatermarkReplaced, sameSecondEditedUser } from './watermark.steps.js';
 
@@ -37,6 +38,10 @@ export function mergeSessionMessages(
   state: readonly MessageRow[],
   options: MergeOptions = {},
 ): MessageRow[] {
+  return withTextMemo(() => mergeLadder(sidecar, state, options));
+}
+
+function mergeLadder(sidecar: readonly MessageRow[], state: readonly MessageRow[], options: MergeOptions): MessageRow[] {
   const attached = attachApiContentFromState(sidecar, state);
   if (state.length === 0) return attached;
   if (attached.length === 0) {
