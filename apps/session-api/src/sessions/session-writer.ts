@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { evolve, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
 import { ConcurrencyError, type EventStore, IdempotencyKeyTaken } from '#event-store';
 import { ProblemError } from '#platform';
-import { SessionViews, type LoadedState } from '#read-models';
+import { SessionViews, summaryRowOf, type LoadedState } from '#read-models';
 import { EVENT_STORE } from '../database/database.module.js';
 import { LiveHub, NOTIFY_CHANNEL } from '../live/live-hub.js';
 import type { WriteResult } from './write-result.js';
@@ -24,23 +24,6 @@ export interface WriteOptions {
   /** Start of a stream (SessionStarted) rather than a write to an existing session. */
   readonly creates?: boolean;
   readonly requestId?: string;
-}
-
-/**
- * The small summary row the append transaction upserts (`session_summaries`): fields the fold state
- * holds directly, so writing it costs the same on any session length (no merge, no render).
- */
-export function inlineSummary(state: SessionState, version: number) {
-  return {
-    sessionId: state.sessionId,
-    title: state.title,
-    parentSessionId: state.parentSessionId,
-    archived: state.archived,
-    createdAt: state.createdAt,
-    lastActivityAt: state.lastActivityAt,
-    pendingTurn: state.pending,
-    version,
-  };
 }
 
 /**
@@ -88,7 +71,8 @@ export class SessionWriter {
             expectedVersion: loaded.version,
             idempotencyKeys: keys,
             notify: NOTIFY_CHANNEL,
-            summary: inlineSummary(state, loaded.version + decision.events.length),
+            // The small summary row (fields the fold state holds directly: the same cost on any session length).
+            summary: summaryRowOf(state, loaded.version + decision.events.length),
           },
         );
         this.views.remember(sessionId, result.version, state);
