@@ -39,7 +39,7 @@ export interface ReadModelComparison {
   readonly differences: readonly Difference[];
 }
 
-/** The inline summary the writer stores with every append (`session_summaries.data`). */
+/** The inline summary the writer stores with every append (`session_summaries.data`); the writer and the audit both use this one builder. */
 export function summaryRowOf(state: SessionState, version: number) {
   return {
     sessionId: state.sessionId,
