@@ -1,5 +1,5 @@
 import { canSupersede } from '../projection/commit.policy.js';
-import { runOf, type RunOutcome, type SessionState } from '../projection/session.state.js';
+import { runOf, storedRunOf, type RunOutcome, type SessionState } from '../projection/session.state.js';
 import { DomainError } from './domain.error.js';
 import { requireOpenSession, requireSession, validated } from './decider.guards.js';
 import { appendEvents, DUPLICATE, sessionCommandSchemas as schemas, type Decision, type SessionCommand } from './session.commands.js';
@@ -20,7 +20,7 @@ const alreadyDecided = (runId: string, outcome: RunOutcome): DomainError =>
 function decidePendingTurn(state: SessionState, runId: string | null, sameOutcome: RunOutcome): string | Decision {
   requireOpenSession(state);
   const target = runId ?? state.pending?.runId ?? null;
-  const outcome = target === null ? null : (runOf(state, target)?.outcome ?? null);
+  const outcome = target === null ? null : (storedRunOf(state, target)?.outcome ?? null);
   if (target !== null && outcome === sameOutcome) return DUPLICATE;
   if (target !== null && outcome !== null) throw alreadyDecided(target, outcome);
   if (target === null || state.pending?.runId !== target) {
@@ -34,7 +34,7 @@ export function decideTurnCommand(command: TurnCommand, state: SessionState): De
     case 'SubmitMessage': {
       const data = validated(schemas.SubmitMessage, command.data);
       requireOpenSession(state);
-      const run = runOf(state, data.runId);
+      const run = storedRunOf(state, data.runId);
       if (run?.submitted || run?.outcome != null) return DUPLICATE;
       // One turn at a time, as the UI and the worker assume: a second prompt waits for the first to end.
       if (state.pending !== null) {
@@ -45,7 +45,7 @@ export function decideTurnCommand(command: TurnCommand, state: SessionState): De
     case 'SettleTurn': {
       const data = validated(schemas.SettleTurn, command.data);
       requireSession(state);
-      const outcome = runOf(state, data.runId)?.outcome ?? null;
+      const outcome = storedRunOf(state, data.runId)?.outcome ?? null;
       if (outcome === 'settled') return DUPLICATE;
       if (outcome === 'recovered_from_agent_store') throw alreadyDecided(data.runId, outcome);
       if (outcome === 'interrupted' && !canSupersede(state, data.runId)) throw alreadyDecided(data.runId, outcome);

@@ -1,4 +1,5 @@
-import { emptyRun, runKey, type RunRecord, type SessionState } from './session.state.js';
+import { findRun, putRun } from './run-table.js';
+import { emptyRun, type SessionState, type StoredRun } from './session.state.js';
 
 /** The state being folded: owned by one `evolveAll` call, written in place. */
 export type Draft = Mutable<SessionState>;
@@ -19,14 +20,16 @@ export function advanceWatermark(watermark: number | null, timestamp: unknown): 
   return timestamp;
 }
 
-export function ownRun(transient: Transient, draft: Draft, runId: string): Mutable<RunRecord> {
-  const memo = transient.memo.get(runId) as Mutable<RunRecord> | undefined;
+/**
+ * The run `runId` as a record this fold may write (created if new), stored in the draft's run table. The first
+ * write of a fold copies the bucket list, one bucket and the record; later ones find the record memoised.
+ */
+export function ownRun(transient: Transient, draft: Draft, runId: string): Mutable<StoredRun> {
+  const memo = transient.memo.get(runId) as Mutable<StoredRun> | undefined;
   if (memo !== undefined) return memo;
-  const runs = transient.own(draft.runs) as { [key: string]: RunRecord };
-  draft.runs = runs;
-  const key = runKey(runId);
-  const run = Object.hasOwn(runs, key) ? transient.own(runs[key]) : transient.adopt(emptyRun(runId));
-  runs[key] = run;
+  const stored = findRun(draft.runs, runId);
+  const run = stored === undefined ? transient.adopt(emptyRun(runId)) : transient.own(stored);
+  draft.runs = putRun(transient, draft.runs, run);
   transient.memo.set(runId, run);
   return run;
 }
@@ -34,13 +37,19 @@ export function ownRun(transient: Transient, draft: Draft, runId: string): Mutab
 /**
  * Copy-on-write with ownership, for folding many events in one go without mutating the state passed in.
  * An object is copied the first time a fold writes to it and owned (mutable) from then on, so a run of
- * token events pushes into one journal array instead of copying it per event. Ownership lives in this
+ * token events pushes into one journal chunk instead of copying it per event. Across folds (`evolve` one event
+ * at a time) a write copies only what it touches: the run table's bucket list and one bucket (run-table.ts),
+ * the run record, the journal's chunk list and its last chunk (journal-chunks.ts). Ownership lives in this
  * object only; a state that left the fold is never written again.
  */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class Transient {
   private readonly owned = new WeakSet<object>();
+
+  /** See `FoldOptions.alwaysMerge` (session.evolve.ts). */
+  constructor(readonly alwaysMerge = false) {}
+
   /** Owned records of this fold by key (a run's record is looked up on every token event). */
   readonly memo = new Map<string, object>();
 

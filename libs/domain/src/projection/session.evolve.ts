@@ -1,7 +1,7 @@
-import type { JournalEvent } from '../messages/message-row.js';
 import type { SessionEvent } from '../events/session.events.js';
 import { advanceWatermark, ownRun, touch, type Draft, Transient } from './draft.js';
-import { runKey, type SessionState } from './session.state.js';
+import { insertJournalEvent } from './journal-chunks.js';
+import { storedRunOf, type SessionState } from './session.state.js';
 import { upsertStateRow } from './state-rows.js';
 import {
   onTranscriptTruncated,
@@ -10,9 +10,18 @@ import {
   onTurnSettled,
 } from './turn-decisions.evolve.js';
 
+/** Internal knobs of the fold; the default is what production uses. */
+export interface FoldOptions {
+  /**
+   * The reference path, for tests: every commit fix runs the full merge instead of skipping it when
+   * `fixWouldChangeNothing` proves it a no-op (commit.policy.ts). Both paths give the same state.
+   */
+  readonly alwaysMerge?: boolean;
+}
+
 /** Folds events onto a state without touching it: parts it writes are copied once, then written in place. */
-export function evolveAll(state: SessionState, events: Iterable<SessionEvent>): SessionState {
-  const transient = new Transient();
+export function evolveAll(state: SessionState, events: Iterable<SessionEvent>, options: FoldOptions = {}): SessionState {
+  const transient = new Transient(options.alwaysMerge ?? false);
   const draft = transient.own(state);
   for (const event of events) applyEvent(transient, draft, event);
   return draft;
@@ -20,19 +29,6 @@ export function evolveAll(state: SessionState, events: Iterable<SessionEvent>): 
 
 /** One step of the fold. Pure: returns a new state. An unknown or out-of-place event changes nothing. */
 export const evolve = (state: SessionState, event: SessionEvent): SessionState => evolveAll(state, [event]);
-
-function insertJournalEvent(journal: JournalEvent[], event: JournalEvent): void {
-  const last = journal.at(-1);
-  if (last === undefined || last.seq < event.seq) {
-    journal.push(event);
-    return;
-  }
-  // Late and out-of-order seqs are allowed; the first delivery of a seq wins.
-  let index = journal.length - 1;
-  while (index >= 0 && journal[index].seq > event.seq) index -= 1;
-  if (index >= 0 && journal[index].seq === event.seq) return;
-  journal.splice(index + 1, 0, event);
-}
 
 function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): void {
   if (typeof event !== 'object' || event === null || typeof event.data !== 'object' || event.data === null) return;
@@ -60,7 +56,7 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
     case 'UserMessageSubmitted': {
       const { data } = event;
       touch(draft, data.submittedAt);
-      const known = Object.hasOwn(draft.runs, runKey(data.runId)) && draft.runs[runKey(data.runId)].submitted;
+      const known = storedRunOf(draft, data.runId)?.submitted === true;
       // One pending turn at a time (the decider refuses a second); a repeated run id is the same turn.
       if (known || draft.pending !== null) return;
       draft.pending = {
@@ -78,9 +74,7 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       const { runId, seq, event: name, payload, createdAt } = event.data;
       touch(draft, createdAt);
       const run = ownRun(transient, draft, runId);
-      const journal = transient.ownArray(run.journal);
-      run.journal = journal;
-      insertJournalEvent(journal, { seq, event: name, payload, createdAt });
+      run.journal = insertJournalEvent(transient, run.journal, { seq, event: name, payload, createdAt });
       return;
     }
     case 'StateRowsObserved': {
@@ -100,7 +94,7 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       return;
     case 'JournalRecoveryAbandoned': {
       touch(draft, event.data.at);
-      const run = Object.hasOwn(draft.runs, runKey(event.data.runId)) ? draft.runs[runKey(event.data.runId)] : null;
+      const run = storedRunOf(draft, event.data.runId);
       if (run?.interruption == null || run.interruption.abandoned) return;
       const owned = ownRun(transient, draft, event.data.runId);
       owned.interruption = { ...run.interruption, abandoned: true };

@@ -1,4 +1,6 @@
 import type { InterruptionCause, JournalEvent, MessageRow, StateRow } from '../messages/message-row.js';
+import { flattenJournal, type JournalChunks } from './journal-chunks.js';
+import { emptyRunTable, findRun, type RunTable } from './run-table.js';
 
 /**
  * The fold state of one session. It holds the raw inputs, not the merged transcript: `render` merges, so a
@@ -40,6 +42,7 @@ export interface InterruptionRecord {
 
 export type RunOutcome = 'settled' | 'interrupted' | 'recovered_from_agent_store';
 
+/** A run as readers see it (`runOf`): its journal as one array, sorted by seq. */
 export interface RunRecord {
   readonly runId: string;
   /** Sorted by seq; the first delivery of a seq wins. */
@@ -49,14 +52,46 @@ export interface RunRecord {
   readonly interruption: InterruptionRecord | null;
 }
 
-/** What the last commit fix merged: the next one may skip the merge when nothing new could show (see commit-fix). */
+/** A run as the state stores it: the journal in chunks, so a token appends without copying the journal. */
+export interface StoredRun extends Omit<RunRecord, 'journal'> {
+  readonly journal: JournalChunks;
+}
+
+/**
+ * What a run slot of S derived from at a commit fix: `[runId, journal size, abandoned, superseded]`
+ * (size -1: no interruption record). A slot whose stamp still matches derives the same rows.
+ */
+export type SlotStamp = readonly [runId: string, journalSize: number, abandoned: boolean, superseded: boolean];
+
+/**
+ * What the last commit fix left, so the next one can prove its merge adds no row and only attaches provider bytes
+ * to the rows S gained since (commit.policy.ts). Plain JSON like the rest of the state.
+ */
 export interface FixPoint {
   /** Length of S right after the fix. */
   readonly committedLength: number;
+  /** Rows of the expansion of that S: the sidecar list the merge saw (run slots derived). */
+  readonly expandedLength: number;
   /** `observations` at the fix: state rows observed later are new to the next fix. */
   readonly observation: number;
-  /** The pending turn's submittedAt the fix held rows back from, if any. */
-  readonly heldAfter: number | null;
+  /** The run slots of that S. */
+  readonly slots: readonly SlotStamp[];
+  /** Max finite timestamp over that expansion and the state rows merged with it (null: none). */
+  readonly maxTs: number | null;
+  /** Max finite timestamp of the expansion alone: the time range of the sidecar (§2.3 "in range"). */
+  readonly sidecarMaxTs: number | null;
+  /** Max valid rowId an expansion row carries (-1: none). */
+  readonly maxRowId: number;
+  /** Reference §2.3 C.2 (R14) holds for the expansion: the merge ignores the agent store. */
+  readonly ownsTurn: boolean;
+  /** From the end of the expansion back to its last user row, an assistant row is `partial`. */
+  readonly tailPartial: boolean;
+  /**
+   * The state rows the fix merged, in rowId order, stride 4: `rowId, facts, visible-key hash, holder position`
+   * (facts: FACT_* bits of what the expansion holds for the row; holder position: the last expansion row
+   * known to hold its visible key, -1 if none known).
+   */
+  readonly rows: readonly number[];
 }
 
 export interface SessionState {
@@ -76,24 +111,29 @@ export interface SessionState {
   readonly stateRowSeen: readonly number[];
   /** Count of StateRowsObserved events folded. */
   readonly observations: number;
+  /** What the last commit fix recorded for the next one (commit.policy.ts); null: the next one merges in full. */
   readonly lastFix: FixPoint | null;
   readonly watermark: number | null;
   readonly boundary: number | null;
   readonly pending: PendingTurnView | null;
-  /** Keyed by `runKey(runId)` so no run id can hit an Object prototype key. */
-  readonly runs: { readonly [key: string]: RunRecord };
+  /** Every run that has a submission, a journal or a decision (run-table.ts). */
+  readonly runs: RunTable;
   /** Run ids of `TurnInterrupted` decisions, in decision order: the marker list order. */
   readonly interruptedRuns: readonly string[];
   /** The run of the latest submitted or decided turn. */
   readonly latestRunId: string | null;
 }
 
-export const runKey = (runId: string): string => `run:${runId}`;
+/** The stored run (journal in chunks): what the fold and the deciders read. */
+export const storedRunOf = (state: SessionState, runId: string): StoredRun | undefined => findRun(state.runs, runId);
 
-export const runOf = (state: SessionState, runId: string): RunRecord | undefined =>
-  Object.hasOwn(state.runs, runKey(runId)) ? state.runs[runKey(runId)] : undefined;
+/** The run with its journal as one array (allocates it: for readers, not for the fold's hot path). */
+export function runOf(state: SessionState, runId: string): RunRecord | undefined {
+  const run = findRun(state.runs, runId);
+  return run === undefined ? undefined : { ...run, journal: flattenJournal(run.journal) };
+}
 
-export const emptyRun = (runId: string): RunRecord => ({
+export const emptyRun = (runId: string): StoredRun => ({
   runId,
   journal: [],
   submitted: false,
@@ -118,7 +158,7 @@ export function initialSessionState(): SessionState {
     watermark: null,
     boundary: null,
     pending: null,
-    runs: {},
+    runs: emptyRunTable(),
     interruptedRuns: [],
     latestRunId: null,
   };

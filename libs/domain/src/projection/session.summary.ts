@@ -1,5 +1,5 @@
 import type { Marker } from '../messages/message-row.js';
-import { runOf, type SessionState } from './session.state.js';
+import { storedRunOf, type SessionState } from './session.state.js';
 import type { MarkerCounts, SessionStatus, SessionSummaryView } from './session.view.js';
 
 function countMarkers(markers: readonly Marker[]): MarkerCounts {
@@ -22,7 +22,7 @@ function statusOf(state: SessionState, markers: readonly Marker[], counts: Marke
   if (counts.pending > 0) return 'recovering';
   const latest = state.latestRunId;
   const latestMarker = latest === null ? undefined : markers.find((marker) => marker.runId === latest);
-  if (latestMarker !== undefined && latestMarker.status !== 'superseded' && runOf(state, latest ?? '')?.outcome === 'interrupted') {
+  if (latestMarker !== undefined && latestMarker.status !== 'superseded' && storedRunOf(state, latest ?? '')?.outcome === 'interrupted') {
     return 'interrupted';
   }
   return 'active';

@@ -1,4 +1,4 @@
-import type { MessageRow, StateRow } from '../messages/message-row.js';
+import type { StateRow } from '../messages/message-row.js';
 import type { PendingTurnView } from './session.state.js';
 
 /** Index of `rowId` in rows sorted by rowId, or `-(insertion point) - 1` when absent. */
@@ -57,6 +57,6 @@ export function stateRowInclusion(row: StateRow, pending: PendingTurnView | null
 }
 
 /** T as the merge sees it: the included rows, in rowId order. */
-export function effectiveStateRows(rows: readonly StateRow[], pending: PendingTurnView | null): MessageRow[] {
+export function effectiveStateRows(rows: readonly StateRow[], pending: PendingTurnView | null): StateRow[] {
   return rows.filter((row) => stateRowInclusion(row, pending) === 'included');
 }

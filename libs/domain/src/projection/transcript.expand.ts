@@ -15,6 +15,8 @@ export interface Expansion {
   /** Journal tool cards; `assistantMessageIndex` points into `rows`. */
   readonly toolCards: readonly ToolCard[];
   readonly markers: readonly DerivedMarker[];
+  /** Rows before this index are exactly as the entries before them derived them (a later slot rewrote none). */
+  readonly stableUpTo: number;
 }
 
 export interface ExpandOptions {
@@ -45,6 +47,7 @@ export function expandCommitted(state: SessionState, options: ExpandOptions): Ex
   let context: MessageRow[] = [];
   let toolCards: readonly ToolCard[] = [];
   const markers: DerivedMarker[] = [];
+  let stableUpTo = Infinity;
   state.committed.forEach((entry, index) => {
     if (!isRunSlot(entry)) {
       rows.push(entry);
@@ -66,6 +69,7 @@ export function expandCommitted(state: SessionState, options: ExpandOptions): Ex
     });
     const end = entry.limit === undefined ? segment.rows.length : Math.min(segment.rows.length, start + entry.limit);
     // The segment may enrich earlier rows in place (dedupe attaches reasoning): take its prefix too.
+    for (let at = 0; at < start && at < stableUpTo; at += 1) if (segment.rows[at] !== rows[at]) stableUpTo = at;
     rows = segment.rows.slice(0, end);
     origins = origins.concat(new Array<number>(end - start).fill(index));
     context = options.withContext ? [...segment.context] : [];
@@ -76,5 +80,5 @@ export function expandCommitted(state: SessionState, options: ExpandOptions): Ex
     rows.push(pendingPromptRow(state.pending));
     origins.push(PENDING_ORIGIN);
   }
-  return { rows, origins, context, toolCards: [...toolCards], markers };
+  return { rows, origins, context, toolCards: [...toolCards], markers, stableUpTo: Math.min(stableUpTo, rows.length) };
 }

@@ -5,9 +5,9 @@ import type {
   TurnSettledData,
 } from '../events/session.events.js';
 import type { MessageRow } from '../messages/message-row.js';
-import { canSupersede, fixPointOf, fixWouldChangeNothing } from './commit.policy.js';
+import { canSupersede, commitFix } from './commit.policy.js';
 import { advanceWatermark, ownRun, touch, type Draft, type Transient } from './draft.js';
-import { isRunSlot, runOf } from './session.state.js';
+import { isRunSlot, storedRunOf, type CommittedEntry } from './session.state.js';
 import { effectiveStateRows } from './state-rows.js';
 import { expandCommitted } from './transcript.expand.js';
 import { collapseMerged, mergeWithSources } from './transcript.merge.js';
@@ -16,25 +16,19 @@ import { collapseMerged, mergeWithSources } from './transcript.merge.js';
  * A commit (a settle or a recovery decision) first fixes the merged display the turn ran on (S merged with T,
  * rows the pending turn holds back excluded) as the new S, then lands the turn. Agent rows shown then (an
  * external gateway turn seen before this UI turn) stay shown, even where a merge of the final lists alone would
- * drop them because the new turn's rows are newer. Returns the state rows it adopted.
+ * drop them because the new turn's rows are newer. The fix is exactly the full merge's, proven or run
+ * (commit.policy.ts). Returns the state rows it adopted.
  */
 function commitDisplay(transient: Transient, draft: Draft): readonly MessageRow[] {
-  const stateRows = effectiveStateRows(draft.stateRows, draft.pending);
-  if (stateRows.length === 0 || fixWouldChangeNothing(draft)) {
-    draft.lastFix = fixPointOf(draft);
-    return [];
-  }
-  const expansion = expandCommitted(draft, { withContext: false, withPending: false });
-  const merged = mergeWithSources(expansion, stateRows, draft);
-  const { committed, adopted } = collapseMerged(draft.committed, expansion, merged);
-  draft.committed = transient.adopt(committed);
-  draft.lastFix = fixPointOf(draft);
+  const { committed, adopted, fix } = commitFix(draft, transient.alwaysMerge);
+  if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
+  draft.lastFix = fix;
   return adopted;
 }
 
 export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSettledData): void {
   touch(draft, data.settledAt);
-  const run = runOf(draft, data.runId);
+  const run = storedRunOf(draft, data.runId);
   if (run?.outcome === 'settled' || run?.outcome === 'recovered_from_agent_store') return;
   if (run?.outcome === 'interrupted') {
     // Only the finished worker of the marker's own turn may replace it (the decider refuses the rest).
@@ -59,7 +53,7 @@ export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSett
 function decidedTurn(draft: Draft, runId: string | null): string | null {
   const pending = draft.pending;
   if (pending === null || (runId !== null && runId !== pending.runId)) return null;
-  return runOf(draft, pending.runId)?.outcome == null ? pending.runId : null;
+  return storedRunOf(draft, pending.runId)?.outcome == null ? pending.runId : null;
 }
 
 export function onTurnInterrupted(transient: Transient, draft: Draft, data: TurnInterruptedData): void {
@@ -122,7 +116,9 @@ export function onTranscriptTruncated(transient: Transient, draft: Draft, data: 
   const merged = mergeWithSources(expansion, effectiveStateRows(draft.stateRows, draft.pending), draft);
   const keep = Math.max(0, Math.min(data.keepCount, merged.rows.length));
   draft.committed = transient.adopt(collapseMerged(draft.committed, expansion, merged, keep).committed);
-  draft.lastFix = fixPointOf(draft);
+  // The cut and the new W and B change what the next merge keeps (a row cut off may come back past the
+  // watermark): nothing recorded before holds, so the next commit runs the full merge.
+  draft.lastFix = null;
   const cut = data.reason === 'clear' ? 0 : lastTimestamp(merged.rows, keep);
   draft.watermark = cut;
   draft.boundary = cut;

@@ -26,7 +26,7 @@ function asArrayItem(value: unknown): unknown {
 /**
  * Compares two values as JSON carries them (a stored read model went through JSON, its replay did not):
  * `undefined` properties are absent, key order does not matter, `-0` equals `0`. Yields readable paths
- * (`view.display[3].content`, `snapshot@12.runs["run:r1"].journal[0]`), at most `limit` of them.
+ * (`view.display[3].content`, `snapshot@12.runs.buckets[…].journal[0]`), at most `limit` of them.
  */
 export function deepDiff(
   stored: unknown,
