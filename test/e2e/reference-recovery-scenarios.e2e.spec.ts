@@ -309,9 +309,9 @@ describe('a pending image turn', () => {
     expect(await markers('rr-image-proven')).toEqual([]);
   });
 
-  // DEFECT D3 (reported, projection): after the adoption the display shows the agent's multipart row (inline image,
-  // the agent-only note, no attachments) instead of one submitted row with the prompt, its time and attachments.
-  it.failing('whose agent row (text, image, agent-only note) and answer are stored keeps one submitted row with attachments in the display, never the note (D3)', async () => {
+  // D3 (fixed, projection): the agent's multipart row mirrors the submitted prompt (prompt-mirror.ts): the display
+  // keeps one submitted row with the prompt, its time and attachments; the note stays in the context only.
+  it('whose agent row (text, image, agent-only note) and answer are stored keeps one submitted row with attachments in the display, never the note (D3)', async () => {
     const agentPrompt = { role: 'user', content: [{ type: 'text', text: prompt }, imagePart, { type: 'text', text: note }] };
     const submittedAt = await imageTurn('rr-image-proven-display', agentPrompt, [{ role: 'assistant', content: 'recovered assistant tail' }]);
     await sweepUntil(() => decided('rr-image-proven-display'));
@@ -342,9 +342,9 @@ describe('a pending image turn', () => {
     expect((await markers('rr-image-alone')).map((m) => m.status)).toEqual(['recovered']);
   });
 
-  // DEFECT (reported): the recovered prompt row with its attachments only reaches the context; the display
-  // shows the agent's multipart row (inline image, no attachments) in its place.
-  it.failing('whose agent store holds only the image prompt row keeps one submitted row with its attachments in the display', async () => {
+  // D4 (fixed, projection): the agent's image row mirrors the recovered prompt row (prompt-mirror.ts): the display
+  // shows the recovered row with its attachments, not the agent's multipart row.
+  it('whose agent store holds only the image prompt row keeps one submitted row with its attachments in the display', async () => {
     const agentPrompt = { role: 'user', content: [{ type: 'text', text: prompt }, imagePart] };
     const submittedAt = await imageTurn('rr-image-alone-2', agentPrompt, []);
     await sweepUntil(() => decided('rr-image-alone-2'));

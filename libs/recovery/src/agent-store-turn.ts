@@ -110,6 +110,11 @@ export function checkAgentStore(state: SessionState, shownView: SessionView, det
   const promptIndex = adopted.findLastIndex((row) => isPrompt(row) && inTurn(row));
   const answer = promptIndex < 0 ? -1 : adopted.findIndex((row, index) => index > promptIndex && isAnswer(row) && inTurn(row));
   const holdsTurn = adopted.length > shown.length - 1 && promptAdopted >= promptShown && promptIndex >= 0 && answer >= 0;
+  // The adopted display shows the submitted prompt in place of the agent row it mirrors (carrying that
+  // row's rowId): classify the agent's own row, which is what proved the turn.
+  const promptRow = promptIndex >= 0 ? (adopted[promptIndex] as MessageRow) : null;
+  const agentRow =
+    promptRow && typeof promptRow.rowId === 'number' ? state.stateRows.find((row) => row.rowId === promptRow.rowId) : undefined;
   return {
     holdsTurn,
     shownRows: shown.length,
@@ -118,6 +123,6 @@ export function checkAgentStore(state: SessionState, shownView: SessionView, det
     promptAdopted,
     promptIndex: promptIndex >= 0 ? promptIndex : null,
     answerIndex: answer >= 0 ? answer : null,
-    promptMatch: promptIndex >= 0 ? promptMatchOf(adopted[promptIndex] as MessageRow, prompt, turnStart) : null,
+    promptMatch: promptRow ? promptMatchOf(agentRow ?? promptRow, prompt, turnStart) : null,
   };
 }

@@ -107,10 +107,9 @@ describe('a marker whose journal, read later, turns out sealed and empty (only s
     journal('r1', 1, 'stream_end', {}, T0 + 1),
   ];
 
-  // DEFECT (reported): a journal whose only terminal event is stream_end reads as "completed", and a completed
-  // journal settles the turn with no marker at all, even without any output: the prompt is left unanswered with
-  // nothing saying the response was interrupted. The reference keeps the armed marker and demotes it (neutral).
-  it.failing('keeps exactly one decided marker (not pending) as the last row, with no recovered rows', () => {
+  // D1 (fixed): a journal settles the turn only when it ends `completed` AND has visible output
+  // (run-segment.ts `journalSettlesTurn`); a completed journal without output is terminal-only: marker `no_output`.
+  it('keeps exactly one decided marker (not pending) as the last row, with no recovered rows', () => {
     const view = projectSession(events);
     const markers = markerRows(view.display);
     expect(markers).toHaveLength(1);
@@ -118,6 +117,29 @@ describe('a marker whose journal, read later, turns out sealed and empty (only s
     expect(Object.keys(markers[0]!).sort()).toEqual(MARKER_KEYS);
     expect(['no_output', 'neutral']).toContain(view.markers[0]?.status);
     expect(view.display.some((row) => row.recoveredFromRunJournal)).toBe(false);
+  });
+});
+
+describe('a completed journal settles the turn only with visible output (D1)', () => {
+  const head: SessionEvent[] = [started(), recorded(user('q', T0 - 10), assistant('a', T0 - 9)), submitted('r1', 'next', T0)];
+  const statusOf = (events: SessionEvent[]) => projectSession(events).markers.map((m) => m.status);
+
+  it('derives no_output whether stream_end arrives before or after the interruption', () => {
+    const early = projectSession([...head, journal('r1', 1, 'stream_end', {}, T0 + 1), interrupted('r1', T0 + 40)]);
+    const late = projectSession([...head, interrupted('r1', T0 + 40), journal('r1', 1, 'stream_end', {}, T0 + 1)]);
+    expect(canonicalJson(early)).toBe(canonicalJson(late));
+    expect(early.markers.map((m) => m.status)).toEqual(['no_output']);
+  });
+
+  it('keeps the marker pending while a seq before the completed terminal event is missing', () => {
+    expect(statusOf([...head, interrupted('r1', T0 + 40), journal('r1', 2, 'stream_end', {}, T0 + 2)])).toEqual(['pending_journal']);
+  });
+
+  it('still settles the turn, with no marker, once the completed journal has output', () => {
+    const events = [...head, interrupted('r1', T0 + 40), journal('r1', 2, 'done', {}, T0 + 2), journal('r1', 1, 'token', { text: 'answer' }, T0 + 1)];
+    const view = projectSession(events);
+    expect(view.markers).toEqual([]);
+    expect(view.display.at(-1)).toMatchObject({ role: 'assistant', content: 'answer', recoveredFromRunJournal: true });
   });
 });
 
@@ -205,9 +227,9 @@ describe('a pending image turn', () => {
       expect(contextPrompts[0]?.content).toEqual(agentPrompt.content);
     });
 
-    // DEFECT (reported): the display shows the agent's multipart row (inline image, agent-only note, no
-    // attachments) instead of the submitted prompt row with its attachments.
-    it.failing('shows exactly one submitted prompt row, with its time and attachments, and never the agent-only note', () => {
+    // D3 (fixed): the agent's multipart row mirrors the submitted prompt (prompt-mirror.ts): the display shows the
+    // submitted row, the context the agent row's content.
+    it('shows exactly one submitted prompt row, with its time and attachments, and never the agent-only note', () => {
       const view = projectSession(events);
       const rows = submittedRows(view.display);
       expect(rows).toHaveLength(1);
@@ -235,12 +257,14 @@ describe('a pending image turn', () => {
       expect(view.display.at(-1)).toBe(markers[0]);
     });
 
-    // DEFECT (reported): the recovered prompt row (with attachments) goes to the context only, because the
-    // agent's image row counts as the prompt already shown; the display has no submitted row with attachments.
-    it.failing('shows exactly one submitted prompt row, and it carries the attachments', () => {
-      const rows = submittedRows(projectSession(events).display);
+    // D4 (fixed): the agent's image row mirrors the recovered prompt row (prompt-mirror.ts), so it is not adopted
+    // at the interruption: the display shows the recovered row, the context holds the prompt once.
+    it('shows exactly one submitted prompt row, and it carries the attachments', () => {
+      const view = projectSession(events);
+      const rows = submittedRows(view.display);
       expect(rows).toHaveLength(1);
-      expect(rows[0]?.attachments).toEqual([attachment]);
+      expect(rows[0]).toMatchObject({ attachments: [attachment], recovered: true });
+      expect(view.context.filter((row) => row.role === 'user' && JSON.stringify(row.content).includes(prompt))).toHaveLength(1);
     });
   });
 });

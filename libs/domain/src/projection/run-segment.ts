@@ -8,6 +8,7 @@ import {
   mirrorToContext,
   recoverGatewayTerminalError,
   summarizeJournal,
+  type JournalSummary,
   type PendingTurn,
   type ShownMarkerStatus,
 } from '../journal/index.js';
@@ -40,6 +41,8 @@ export interface RunSegment {
   readonly context: readonly MessageRow[];
   readonly toolCards: readonly ToolCard[];
   readonly marker: DerivedMarker | null;
+  /** Index in `rows` of the row standing for the turn's prompt (the recovered row, or the one already showing it). */
+  readonly promptIndex: number | null;
 }
 
 const asPending = ({ turn }: InterruptionRecord): PendingTurn => ({
@@ -55,14 +58,23 @@ function promptIsTail(rows: readonly MessageRow[], pending: PendingTurn): boolea
   return last !== undefined && (isCheckpointMatch(last, pending) || (last.role === 'user' && ws(rowText(last)) === ws(pending.text)));
 }
 
-function latestUserHasText(rows: readonly MessageRow[], text: string): boolean {
-  const user = rows.findLast((row) => row.role === 'user');
-  return user !== undefined && ws(rowText(user)) === ws(text);
+function latestUserWithText(rows: readonly MessageRow[], text: string): number | null {
+  const index = rows.findLastIndex((row) => row.role === 'user');
+  return index >= 0 && ws(rowText(rows[index])) === ws(text) ? index : null;
 }
 
 /**
+ * Whether the run's journal settles the turn (recovered rows, no marker, §3.5): its authoritative terminal state
+ * is `completed` AND it has visible output. A completed journal without output (only `stream_end`, say) is a
+ * terminal-only journal: the turn keeps its marker, with status `no_output` (issue 5; the reference keeps the
+ * armed marker and demotes it, §3.6). It reads the whole journal, so it does not depend on arrival order.
+ */
+export const journalSettlesTurn = (journal: JournalSummary): boolean => journalEndsTurn(journal) && journal.hasVisibleOutput;
+
+/**
  * Derives what an interrupted run adds to the transcript, afresh from its journal (§4.3 branch A):
- * a completed journal settles the turn (recovered rows with dedupe, no marker, §3.5); otherwise the recovered
+ * a completed journal with output settles the turn (recovered rows with dedupe, no marker, §3.5, see
+ * `journalSettlesTurn`); otherwise the recovered
  * user row, the journal output, then a validated gateway error (§3.8) or the marker (§3.4, §3.9).
  */
 export function deriveRunSegment(input: RunSegmentInput): RunSegment {
@@ -72,14 +84,15 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
   const recoveredRow = buildRecoveredPendingRow(pending);
   const fallbackTimestamp = Math.trunc(interruption.detectedAt);
   let rows: readonly MessageRow[] = input.rows;
-  const completed = journalEndsTurn(journal);
-  const appendPrompt = completed
-    ? !promptIsTail(rows, pending) && !latestUserHasText(rows, pending.text)
-    : !promptIsTail(rows, pending);
-  // Without a completed journal the prompt reaches the model even when the display already shows it (§4.3).
+  const completed = journalSettlesTurn(journal);
+  const tail = promptIsTail(rows, pending) ? rows.length - 1 : null;
+  const shownPrompt = completed ? (tail ?? latestUserWithText(rows, pending.text)) : tail;
+  const appendPrompt = shownPrompt === null;
+  // Without a settling journal the prompt reaches the model even when the display already shows it (§4.3).
   const context =
     appendPrompt || !completed ? mirrorToContext(input.context, rows, recoveredRow) : input.context;
   if (appendPrompt) rows = [...rows, recoveredRow];
+  const promptIndex = shownPrompt ?? rows.length - 1;
   const output = materialiseJournal({
     runId: run.runId,
     events: journal.events,
@@ -90,7 +103,7 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
     pending,
     fallbackTimestamp,
   });
-  if (completed) return { ...output, marker: null };
+  if (completed) return { ...output, marker: null, promptIndex };
   const gateway = recoverGatewayTerminalError({
     sessionId: input.sessionId,
     runId: run.runId,
@@ -98,7 +111,7 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
     rows: output.rows,
     pending,
   });
-  if (gateway.recovered) return { ...output, rows: gateway.rows, marker: null };
+  if (gateway.recovered) return { ...output, rows: gateway.rows, marker: null, promptIndex };
   const status = deriveShownMarkerStatus(journal, interruption.abandoned);
   const markerRow = buildMarkerRow({ cause: interruption.cause, status, timestamp: interruption.detectedAt });
   const marker: DerivedMarker = {
@@ -109,5 +122,5 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
     timestamp: markerRow.timestamp ?? fallbackTimestamp,
     rowIndex: output.rows.length,
   };
-  return { ...output, rows: [...output.rows, markerRow], marker };
+  return { ...output, rows: [...output.rows, markerRow], marker, promptIndex };
 }

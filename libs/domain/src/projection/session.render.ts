@@ -3,6 +3,7 @@ import type { SessionEvent } from '../events/session.events.js';
 import { composeMarkerContent, deriveShownMarkerStatus, summarizeJournal } from '../journal/index.js';
 import { reconcileContext } from '../merge/index.js';
 import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
+import { withMirroredContent } from './prompt-mirror.js';
 import type { DerivedMarker } from './run-segment.js';
 import { withoutApiContent } from './row-text.js';
 import { evolveAll } from './session.evolve.js';
@@ -51,10 +52,12 @@ export function render(state: SessionState): SessionView {
   });
   const displayIndexOf = (row: number): number | null => displayIndex[row] ?? null;
   const display: MessageRow[] = merged.rows.map(withoutApiContent);
+  // A prompt's agent mirror is left out of both merges; the prompt's context copy carries its content instead.
+  const local = withMirroredContent(expansion.context, expansion.rows, merged.mirrors);
   const context =
-    stateRows.length === 0
-      ? [...expansion.context]
-      : reconcileContext(expansion.context, stateRows, { watermark: state.watermark, boundary: state.boundary });
+    merged.stateRows.length === 0
+      ? [...local]
+      : reconcileContext(local, merged.stateRows, { watermark: state.watermark, boundary: state.boundary });
   const toolCards: ToolCard[] = expansion.toolCards.map((card) =>
     card.assistantMessageIndex === null ? card : { ...card, assistantMessageIndex: displayIndexOf(card.assistantMessageIndex) },
   );

@@ -1,5 +1,6 @@
 import { projectRowForContext } from '../journal/index.js';
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
+import type { TurnPrompt } from './prompt-mirror.js';
 import { deriveRunSegment, type DerivedMarker } from './run-segment.js';
 import { isRunSlot, runOf, type PendingTurnView, type SessionState } from './session.state.js';
 
@@ -15,6 +16,8 @@ export interface Expansion {
   /** Journal tool cards; `assistantMessageIndex` points into `rows`. */
   readonly toolCards: readonly ToolCard[];
   readonly markers: readonly DerivedMarker[];
+  /** The rows standing for a turn's prompt (an interrupted run's, the pending one), for the mirror pairing (prompt-mirror.ts). */
+  readonly prompts: readonly TurnPrompt[];
   /** Rows before this index are exactly as the entries before them derived them (a later slot rewrote none). */
   readonly stableUpTo: number;
 }
@@ -47,6 +50,7 @@ export function expandCommitted(state: SessionState, options: ExpandOptions): Ex
   let context: MessageRow[] = [];
   let toolCards: readonly ToolCard[] = [];
   const markers: DerivedMarker[] = [];
+  const prompts: TurnPrompt[] = [];
   let stableUpTo = Infinity;
   state.committed.forEach((entry, index) => {
     if (!isRunSlot(entry)) {
@@ -75,10 +79,16 @@ export function expandCommitted(state: SessionState, options: ExpandOptions): Ex
     context = options.withContext ? [...segment.context] : [];
     toolCards = segment.toolCards.filter((card) => card.assistantMessageIndex === null || card.assistantMessageIndex < end);
     if (segment.marker !== null && segment.marker.rowIndex < end) markers.push(segment.marker);
+    const { turn } = run.interruption;
+    if (segment.promptIndex !== null && segment.promptIndex < end) {
+      prompts.push({ index: segment.promptIndex, text: turn.text, submittedAt: turn.submittedAt });
+    }
   });
   if (options.withPending && state.pending !== null) {
+    const { text, submittedAt } = state.pending;
+    prompts.push({ index: rows.length, text, submittedAt });
     rows.push(pendingPromptRow(state.pending));
     origins.push(PENDING_ORIGIN);
   }
-  return { rows, origins, context, toolCards: [...toolCards], markers, stableUpTo: Math.min(stableUpTo, rows.length) };
+  return { rows, origins, context, toolCards: [...toolCards], markers, prompts, stableUpTo: Math.min(stableUpTo, rows.length) };
 }

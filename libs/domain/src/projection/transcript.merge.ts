@@ -1,5 +1,6 @@
-import type { MessageRow } from '../messages/message-row.js';
+import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { mergeSessionMessages } from '../merge/index.js';
+import { unmirror, type MirrorPair, type TurnPrompt } from './prompt-mirror.js';
 import { isSameRow } from './row-text.js';
 import { PENDING_ORIGIN, type Expansion } from './transcript.expand.js';
 import { isRunSlot, type CommittedEntry, type RunSlot } from './session.state.js';
@@ -11,6 +12,10 @@ export interface MergedTranscript {
   readonly rows: readonly MessageRow[];
   /** Per merged row: the index of the expanded row it is, or STATE_SOURCE. */
   readonly sources: readonly number[];
+  /** The state rows merged: the agent mirrors of the expansion's prompts left out (prompt-mirror.ts). */
+  readonly stateRows: readonly StateRow[];
+  /** The prompts paired with their agent mirror (prompt indexes point into the expansion's rows). */
+  readonly mirrors: readonly MirrorPair[];
 }
 
 export interface WatermarkOptions {
@@ -20,15 +25,19 @@ export interface WatermarkOptions {
 
 /**
  * Display merge of S (expanded) and T, keeping track of which output rows are S rows. The merge keeps every
- * sidecar row in order (reference §2.3 C), so one forward walk pairs them up.
+ * sidecar row in order (reference §2.3 C), so one forward walk pairs them up. An agent row that mirrors a
+ * prompt of S (or `landing`, the pending turn a commit lands) is not merged: the prompt row stands for it.
  */
 export function mergeWithSources(
   expansion: Expansion,
-  stateRows: readonly MessageRow[],
+  allStateRows: readonly StateRow[],
   options: WatermarkOptions,
+  landing: TurnPrompt | null = null,
 ): MergedTranscript {
   const sidecar = expansion.rows;
-  if (stateRows.length === 0) return { rows: sidecar, sources: sidecar.map((_, index) => index) };
+  const prompts = landing === null ? expansion.prompts : [...expansion.prompts, landing];
+  const { stateRows, pairs: mirrors } = unmirror(sidecar, prompts, allStateRows);
+  if (stateRows.length === 0) return { rows: sidecar, sources: sidecar.map((_, index) => index), stateRows, mirrors };
   const rows = mergeSessionMessages(sidecar, stateRows, options);
   const sources: number[] = [];
   let next = 0;
@@ -36,7 +45,7 @@ export function mergeWithSources(
     if (next < sidecar.length && isSameRow(row, sidecar[next])) sources.push(next++);
     else sources.push(STATE_SOURCE);
   }
-  return { rows, sources };
+  return { rows, sources, stateRows, mirrors };
 }
 
 export interface Collapsed {

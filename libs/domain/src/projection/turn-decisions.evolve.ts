@@ -7,9 +7,10 @@ import type {
 import type { MessageRow } from '../messages/message-row.js';
 import { canSupersede, commitFix } from './commit.policy.js';
 import { advanceWatermark, ownRun, touch, type Draft, type Transient } from './draft.js';
-import { isRunSlot, storedRunOf, type CommittedEntry } from './session.state.js';
+import { isMultipartUser, unmirror, type TurnPrompt } from './prompt-mirror.js';
+import { isRunSlot, storedRunOf, type CommittedEntry, type PendingTurnView } from './session.state.js';
 import { effectiveStateRows } from './state-rows.js';
-import { expandCommitted } from './transcript.expand.js';
+import { expandCommitted, pendingPromptRow } from './transcript.expand.js';
 import { collapseMerged, mergeWithSources } from './transcript.merge.js';
 
 /**
@@ -17,10 +18,11 @@ import { collapseMerged, mergeWithSources } from './transcript.merge.js';
  * rows the pending turn holds back excluded) as the new S, then lands the turn. Agent rows shown then (an
  * external gateway turn seen before this UI turn) stay shown, even where a merge of the final lists alone would
  * drop them because the new turn's rows are newer. The fix is exactly the full merge's, proven or run
- * (commit.policy.ts). Returns the state rows it adopted.
+ * (commit.policy.ts). Returns the state rows it adopted. `landing`: the pending turn it lands, whose agent
+ * mirror (prompt-mirror.ts) it does not adopt.
  */
-function commitDisplay(transient: Transient, draft: Draft): readonly MessageRow[] {
-  const { committed, adopted, fix } = commitFix(draft, transient.alwaysMerge);
+function commitDisplay(transient: Transient, draft: Draft, landing: TurnPrompt | null = null): readonly MessageRow[] {
+  const { committed, adopted, fix } = commitFix(draft, transient.alwaysMerge, landing);
   if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
   draft.lastFix = fix;
   return adopted;
@@ -61,7 +63,8 @@ export function onTurnInterrupted(transient: Transient, draft: Draft, data: Turn
   const runId = decidedTurn(draft, data.runId);
   if (runId === null || draft.pending === null) return;
   const turn = draft.pending;
-  commitDisplay(transient, draft);
+  // The run's slot derives the prompt row (§4.4), which stands for the agent's mirror of it: not adopted.
+  commitDisplay(transient, draft, landingOf(turn));
   const run = ownRun(transient, draft, runId);
   run.outcome = 'interrupted';
   run.interruption = {
@@ -81,6 +84,21 @@ export function onTurnInterrupted(transient: Transient, draft: Draft, data: Turn
   draft.latestRunId = runId;
 }
 
+const landingOf = (turn: PendingTurnView): TurnPrompt => ({ index: null, text: turn.text, submittedAt: turn.submittedAt });
+
+/**
+ * The prompt row an agent-store recovery commits when the agent stores the prompt as a multipart mirror of it
+ * (prompt-mirror.ts): the prompt as submitted (text, `submittedAt`, attachments), carrying the mirror's rowId so
+ * the two stay paired; null when the agent rows hold the prompt as the UI shows it (they are adopted as such).
+ */
+function mirroredPromptRow(draft: Draft, turn: PendingTurnView): MessageRow | null {
+  const stateRows = effectiveStateRows(draft.stateRows, null);
+  if (!stateRows.some(isMultipartUser)) return null;
+  const { rows, prompts } = expandCommitted(draft, { withContext: false, withPending: false });
+  const pair = unmirror(rows, [...prompts, landingOf(turn)], stateRows).pairs.find((candidate) => candidate.prompt === null);
+  return pair === undefined ? null : { ...pendingPromptRow(turn), rowId: pair.agentRow.rowId };
+}
+
 export function onTurnRecoveredFromAgentStore(
   transient: Transient,
   draft: Draft,
@@ -93,8 +111,15 @@ export function onTurnRecoveredFromAgentStore(
   ownRun(transient, draft, runId).outcome = 'recovered_from_agent_store';
   draft.pending = null;
   draft.latestRunId = runId;
+  // An agent mirror of the prompt is shown as the submitted prompt row (D3): commit that row, paired with it.
+  const promptRow = mirroredPromptRow(draft, turn);
+  if (promptRow !== null) {
+    draft.committed = transient.ownArray(draft.committed);
+    (draft.committed as CommittedEntry[]).push(promptRow);
+  }
+  const adopted = commitDisplay(transient, draft);
   // The agent rows hold the prompt: adopting them commits it, so they move the watermark (§2.5 R9).
-  const adoptedPrompt = commitDisplay(transient, draft).findLast((row) => row.role === 'user');
+  const adoptedPrompt = promptRow ?? adopted.findLast((row) => row.role === 'user');
   draft.watermark = advanceWatermark(draft.watermark, adoptedPrompt?.timestamp ?? Math.trunc(turn.submittedAt));
 }
 
@@ -113,7 +138,8 @@ function lastTimestamp(rows: readonly MessageRow[], count: number): number {
 export function onTranscriptTruncated(transient: Transient, draft: Draft, data: TranscriptTruncatedData): void {
   touch(draft, data.at);
   const expansion = expandCommitted(draft, { withContext: false, withPending: false });
-  const merged = mergeWithSources(expansion, effectiveStateRows(draft.stateRows, draft.pending), draft);
+  const landing = draft.pending === null ? null : landingOf(draft.pending);
+  const merged = mergeWithSources(expansion, effectiveStateRows(draft.stateRows, draft.pending), draft, landing);
   const keep = Math.max(0, Math.min(data.keepCount, merged.rows.length));
   draft.committed = transient.adopt(collapseMerged(draft.committed, expansion, merged, keep).committed);
   // The cut and the new W and B change what the next merge keeps (a row cut off may come back past the
