@@ -115,6 +115,13 @@ describe('ingestion routes', () => {
     }
   });
 
+  it('refuses text PostgreSQL cannot store with a 400, storing nothing', async () => {
+    await start('ing-nul');
+    const res = await ingest('/v1/sessions/ing-nul/messages').send({ rows: [{ role: 'user', content: 'a\u0000b' }] });
+    expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await read('/v1/sessions/ing-nul')).body.version).toBe(1);
+  });
+
   it('names every bad field (400) and stores nothing', async () => {
     await start('ing-bad');
     const res = await ingest('/v1/sessions/ing-bad/submissions').send({ runId: 'no spaces', text: 7, extra: 1 });
@@ -184,6 +191,12 @@ describe('ingestion routes', () => {
     expect(child.body).toMatchObject({ parentSessionId: 'ing-cut', archived: false });
     const repeat = await ingest('/v1/sessions/ing-cut/compress').send({ childSessionId: 'ing-cut-child', at: 13 });
     expect(repeat.body).toMatchObject({ appended: 0, duplicate: true });
+
+    await start('ing-cut-2');
+    await start('stranger');
+    const intoStranger = await ingest('/v1/sessions/ing-cut-2/compress').send({ childSessionId: 'stranger', at: 14 });
+    expect([intoStranger.status, intoStranger.body.code]).toEqual([409, 'SESSION_ALREADY_EXISTS']);
+    expect((await read('/v1/sessions/ing-cut-2')).body.archived).toBe(false);
   });
 });
 

@@ -29,8 +29,8 @@ cur AS (
 ),
 ok AS (SELECT version, last_hash FROM cur WHERE $2::bigint IS NULL OR version = $2::bigint),
 input AS (
-  SELECT t.ord, t.type, t.data, t.metadata, t.canon, ok.version + t.ord AS version
-  FROM ok, unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS t(type, data, metadata, canon, ord)
+  SELECT t.ord, t.type, t.canon, t.metadata, ok.version + t.ord AS version
+  FROM ok, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(type, canon, metadata, ord)
 ),
 chain AS (
   SELECT 0::bigint AS ord, (SELECT last_hash FROM ok) AS hash
@@ -42,7 +42,7 @@ chain AS (
 ),
 ins AS (
   INSERT INTO events (stream_id, version, type, data, metadata, hash)
-  SELECT $1, i.version, i.type, i.data::jsonb, i.metadata::jsonb, c.hash FROM input i JOIN chain c ON c.ord = i.ord
+  SELECT $1, i.version, i.type, i.canon::jsonb, i.metadata::jsonb, c.hash FROM input i JOIN chain c ON c.ord = i.ord
   RETURNING version, global_position
 ),
 st AS (
@@ -53,16 +53,16 @@ st AS (
 ),
 keys AS (
   INSERT INTO idempotency_keys (stream_id, key, version)
-  SELECT $1, k, ok.version + cardinality($3::text[]) FROM ok, unnest($7::text[]) AS k
+  SELECT $1, k, ok.version + cardinality($3::text[]) FROM ok, unnest($6::text[]) AS k
   RETURNING key
 ),
 summary AS (
   INSERT INTO session_summaries (stream_id, version, data)
-  SELECT $1, ok.version + cardinality($3::text[]), $8::jsonb FROM ok WHERE $8::jsonb IS NOT NULL
+  SELECT $1, ok.version + cardinality($3::text[]), $7::jsonb FROM ok WHERE $7::jsonb IS NOT NULL
   ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()
   RETURNING 1
 ),
-notified AS (SELECT pg_notify($9::text, $1 || ' ' || version::text) FROM st WHERE $9::text IS NOT NULL)
+notified AS (SELECT pg_notify($8::text, $1 || ' ' || version::text) FROM st WHERE $8::text IS NOT NULL)
 SELECT (SELECT version FROM cur)::text AS current_version,
        (SELECT version FROM st)::text AS new_version,
        (SELECT last_hash FROM st) AS last_hash,
@@ -112,25 +112,21 @@ export class PostgresEventStore implements EventStore {
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
     const expected = options.expectedVersion ?? 'any';
+    // Data goes over once, as canonical JSON: it is both the jsonb stored and the text the chain hashes.
     const params = [
       streamId,
       expected === 'any' ? null : expected,
       events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.data)),
-      events.map((e) => JSON.stringify(e.metadata ?? {})),
       events.map((e) => canonicalJson(e.data)),
+      events.map((e) => JSON.stringify(e.metadata ?? {})),
       [...(options.idempotencyKeys ?? [])],
       options.summary === undefined ? null : JSON.stringify(options.summary),
       options.notify ?? null,
     ];
-    const client = await this.pool.connect();
     try {
-      if (options.holdOpen) await client.query('BEGIN');
-      const result = await client.query(APPEND_SQL, params);
-      if (options.holdOpen) {
-        await options.holdOpen();
-        await client.query('COMMIT');
-      }
+      const result = options.holdOpen
+        ? await this.appendHeldOpen(params, options.holdOpen)
+        : await this.pool.query(APPEND_SQL, params);
       const row = result.rows[0];
       if (row.new_version === null) throw new ConcurrencyError(streamId, expected, Number(row.current_version));
       return {
@@ -140,10 +136,25 @@ export class PostgresEventStore implements EventStore {
         lastHash: row.last_hash,
       };
     } catch (error) {
-      if (options.holdOpen) await client.query('ROLLBACK').catch(() => undefined);
       throw this.translate(error, streamId, expected);
-    } finally {
+    }
+  }
+
+  /** The test seam of `holdOpen`: the same statement inside an explicit transaction kept open. */
+  private async appendHeldOpen(params: unknown[], holdOpen: () => Promise<void>): Promise<pg.QueryResult> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await client.query(APPEND_SQL, params);
+      await holdOpen();
+      await client.query('COMMIT');
       client.release();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // A client whose transaction state is unknown is destroyed, never returned to the pool.
+      client.release(error as Error);
+      throw error;
     }
   }
 

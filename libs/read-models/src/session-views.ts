@@ -2,9 +2,12 @@ import {
   evolve,
   initialSessionState,
   render,
+  renderTranscript,
+  type RenderedTranscript,
   type SessionEvent,
   type SessionState,
   type SessionView,
+  type TranscriptViewName,
   toSessionStreamId,
 } from '#domain';
 import type { EventStore, StoredEvent } from '#event-store';
@@ -37,7 +40,11 @@ export const toDomainEvent = (event: Pick<StoredEvent, 'type' | 'data'>): Sessio
  */
 export class SessionViews {
   private readonly states: LruCache<string, { version: number; state: SessionState }>;
-  private readonly views: LruCache<string, SessionView>;
+  /** Latest rendered view per session (superseded versions are dropped, so one busy session cannot
+   * crowd out the others), plus a small cache for time-travel reads. */
+  private readonly views: LruCache<string, { version: number; view: SessionView }>;
+  private readonly pastViews: LruCache<string, SessionView>;
+  private readonly transcripts: LruCache<string, RenderedTranscript>;
   private readonly snapshotting = new Set<string>();
   private readonly lastSnapshot = new Map<string, number>();
 
@@ -48,6 +55,8 @@ export class SessionViews {
   ) {
     this.states = new LruCache(options.stateCacheSize ?? 500);
     this.views = new LruCache(options.viewCacheSize ?? 500);
+    this.pastViews = new LruCache(50);
+    this.transcripts = new LruCache((options.viewCacheSize ?? 500) * 2);
   }
 
   /** The fold state at the current version (or at `at`, for time travel). */
@@ -77,18 +86,35 @@ export class SessionViews {
     return state;
   }
 
-  /** Rendered view at the current version (or `at`), cached by (stream, version). */
+  /** Rendered view at the current version (or `at`), cached by (session, version). */
   async view(sessionId: string, at?: number): Promise<{ version: number; view: SessionView; exists: boolean }> {
     const loaded = await this.load(sessionId, at);
     if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false };
-    const key = `${sessionId}@${loaded.version}`;
-    let view = this.views.get(key);
+    const latest = this.views.get(sessionId);
+    let view = latest?.version === loaded.version ? latest.view : this.pastViews.get(`${sessionId}@${loaded.version}`);
     this.options.onCache?.(view ? 'hit' : 'miss');
     if (!view) {
       view = render(loaded.state);
-      this.views.set(key, view);
+      if (!latest || latest.version < loaded.version) this.views.set(sessionId, { version: loaded.version, view });
+      else this.pastViews.set(`${sessionId}@${loaded.version}`, view);
     }
     return { version: loaded.version, view, exists: true };
+  }
+
+  /** The transcript answer (messages, tool cards, hash) of a view, hashed once per (session, version, view). */
+  async transcript(
+    sessionId: string,
+    name: TranscriptViewName,
+    at?: number,
+  ): Promise<{ version: number; transcript: RenderedTranscript; exists: boolean }> {
+    const { version, view, exists } = await this.view(sessionId, at);
+    const key = `${sessionId}@${version}/${name}`;
+    let transcript = this.transcripts.get(key);
+    if (!transcript) {
+      transcript = renderTranscript(view, name);
+      if (exists) this.transcripts.set(key, transcript);
+    }
+    return { version, transcript, exists };
   }
 
   /** The writer hands over the state it appended, so the next read or write folds nothing. */
@@ -119,5 +145,7 @@ export class SessionViews {
   clear(): void {
     this.states.clear();
     this.views.clear();
+    this.pastViews.clear();
+    this.transcripts.clear();
   }
 }

@@ -2,11 +2,12 @@ import { Query } from '@nestjs/cqrs';
 
 export interface SessionEventItem {
   readonly version: number;
-  readonly globalPosition: string;
+  readonly globalPosition: number;
   readonly type: string;
   readonly data: unknown;
   readonly metadata: Readonly<Record<string, unknown>>;
-  readonly recordedAt: string;
+  /** Epoch seconds. */
+  readonly recordedAt: number;
 }
 
 export interface SessionEventsPage {

@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
+import { SessionViews } from '#read-models';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import {
   compressBody,
@@ -38,7 +39,10 @@ function idempotencyKeyOf(header: string | undefined): string | undefined {
 @Controller('v1/sessions/:id')
 @RequireScope('ingest')
 export class IngestionController {
-  constructor(private readonly commands: CommandBus) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly views: SessionViews,
+  ) {}
 
   private run(
     id: string,
@@ -148,14 +152,19 @@ export class IngestionController {
     @Req() request: Request,
   ) {
     const data = withoutPrecondition(body);
+    // The child must be new or already this parent's continuation; never archive the parent into a stranger.
+    const child = await this.views.load(checkId(data.childSessionId, 'childSessionId'));
+    if (child.exists && child.state.parentSessionId !== id) {
+      throw new ProblemError(409, 'SESSION_ALREADY_EXISTS', `Session ${data.childSessionId} exists and is not a continuation of ${id}.`);
+    }
     const parent = await this.run(id, { type: 'CompressSession', data }, request, { body: body.expectedVersion, ifMatch });
-    const child = await this.commands.execute(
+    const started = await this.commands.execute(
       new ExecuteSessionCommand(
         data.childSessionId,
         { type: 'StartSession', data: { sessionId: data.childSessionId, parentSessionId: id, title: null, createdAt: data.at } },
         { requestId: requestIdOf(request) },
       ),
     );
-    return { ...parent, childSessionId: data.childSessionId, childVersion: child.version };
+    return { ...parent, childSessionId: data.childSessionId, childVersion: started.version };
   }
 }

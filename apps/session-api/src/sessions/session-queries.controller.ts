@@ -2,13 +2,14 @@ import { Controller, Get, Inject, Param, Query as QueryParams } from '@nestjs/co
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import pg from 'pg';
 import { z } from 'zod';
-import { renderTranscript, runOf, summarizeJournal } from '#domain';
-import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
+import { runOf, summarizeJournal } from '#domain';
+import { RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { checkId } from './session-id.js';
 import { listSessions, sessionListQuery, type SessionListQuery } from './session-list.js';
 import { toSessionSummary } from './session-summary.js';
+import { sessionNotFound } from './session-not-found.js';
 
 export const transcriptQuery = z.object({
   view: z.enum(['display', 'context']).default('display'),
@@ -34,7 +35,7 @@ export class SessionQueriesController {
   private async found(id: string, at?: number) {
     const sessionId = checkId(id, 'id');
     const result = await this.views.view(sessionId, at);
-    if (!result.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+    if (!result.exists) throw sessionNotFound(sessionId);
     return { sessionId, ...result };
   }
 
@@ -49,8 +50,10 @@ export class SessionQueriesController {
     @Param('id') id: string,
     @QueryParams(new ZodValidationPipe(transcriptQuery, 'query')) query: z.infer<typeof transcriptQuery>,
   ) {
-    const { sessionId, version, view } = await this.found(id, query.at);
-    const { messages, toolCards, hash } = renderTranscript(view, query.view);
+    const sessionId = checkId(id, 'id');
+    const { version, transcript, exists } = await this.views.transcript(sessionId, query.view, query.at);
+    if (!exists) throw sessionNotFound(sessionId);
+    const { messages, toolCards, hash } = transcript;
     return { sessionId, version, view: query.view, messages, toolCards, hash };
   }
 
@@ -65,7 +68,7 @@ export class SessionQueriesController {
     const sessionId = checkId(id, 'id');
     const runId = checkId(runIdParam, 'runId');
     const loaded = await this.views.load(sessionId);
-    if (!loaded.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+    if (!loaded.exists) throw sessionNotFound(sessionId);
     // A run with no journal reads as zero events (terminalState "unknown"), as a missing journal file does.
     const summary = summarizeJournal(runId, runOf(loaded.state, runId)?.journal ?? []);
     return {

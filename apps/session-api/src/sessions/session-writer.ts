@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { evolve, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
 import { ConcurrencyError, type EventStore, IdempotencyKeyTaken } from '#event-store';
-import { ProblemError } from '#platform';
+
 import { SessionViews, summaryRowOf, type LoadedState } from '#read-models';
 import { EVENT_STORE } from '../database/database.module.js';
 import { LiveHub, NOTIFY_CHANNEL } from '../live/live-hub.js';
 import type { WriteResult } from './write-result.js';
+import { sessionNotFound } from './session-not-found.js';
 
 
 const MAX_ATTEMPTS = 20;
@@ -45,7 +46,7 @@ export class SessionWriter {
     for (let attempt = 1; ; attempt++) {
       const loaded = await this.views.load(sessionId);
       if (!loaded.exists && !options.creates) {
-        throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+        throw sessionNotFound(sessionId);
       }
       if (options.expectedVersion !== undefined && options.expectedVersion !== loaded.version) {
         throw new ConcurrencyError(streamId, options.expectedVersion, loaded.version);
@@ -82,7 +83,6 @@ export class SessionWriter {
         if (error instanceof IdempotencyKeyTaken) continue;
         const retry = error instanceof ConcurrencyError && options.expectedVersion === undefined && attempt < MAX_ATTEMPTS;
         if (!retry) throw error;
-        this.views.forget(sessionId);
         await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2)));
       }
     }

@@ -25,11 +25,20 @@ function toProblem(error: unknown, request: Request): ProblemDetails {
       { path: '(body)', message: 'malformed JSON' },
     ]);
   }
+  // Data PostgreSQL cannot store (a NUL character, an unpaired surrogate): the request's fault, and nothing
+  // was stored because the statement failed whole.
+  if (typeof coded?.code === 'string' && /^22(P05|021|P02)$/.test(coded.code)) {
+    return problem(400, 'VALIDATION_FAILED', 'The request holds text that cannot be stored (NUL or invalid Unicode).', [
+      { path: '(body)', message: 'contains a NUL character or an unpaired surrogate' },
+    ]);
+  }
   if (typeof coded?.code === 'string' && STATUS_BY_CODE[coded.code]) {
     let status = STATUS_BY_CODE[coded.code];
     if (coded.code === 'STREAM_VERSION_CONFLICT' && request.headers['if-match']) status = 412;
     const errors = Array.isArray(coded.errors) ? coded.errors : undefined;
-    return problem(status, status === 412 ? 'PRECONDITION_FAILED' : coded.code, coded.message ?? coded.code, errors);
+    // One code for every malformed request, whether the edge schema or a domain rule caught it.
+    const code = status === 412 ? 'PRECONDITION_FAILED' : coded.code === 'VALIDATION' ? 'VALIDATION_FAILED' : coded.code;
+    return problem(status, code, coded.message ?? coded.code, errors);
   }
   if (error instanceof HttpException) {
     // Nest wraps body-parser failures (malformed JSON, too large) in HttpExceptions.
