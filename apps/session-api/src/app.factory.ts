@@ -10,6 +10,9 @@ export async function createApp(runtime: AppRuntime): Promise<INestApplication> 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime), {
     bufferLogs: true,
     bodyParser: false,
+    // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the
+    // shutdown hooks ran (LiveHub ends the live streams first), so shutdown never waits on a client.
+    forceCloseConnections: true,
   });
   app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: runtime.config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });

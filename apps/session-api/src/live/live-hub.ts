@@ -1,51 +1,100 @@
 import { EventEmitter } from 'node:events';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
+import { LruCache } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 
 export const NOTIFY_CHANNEL = 'chronicle_session_appended';
 
+/** Reconnect backoff of the LISTEN connection: doubles from the first delay up to the cap. */
+const RECONNECT_FIRST_MS = 100;
+const RECONNECT_MAX_MS = 5000;
+/** Sessions whose last emitted version is remembered (to drop the echo of our own NOTIFY). */
+const EMITTED_SESSIONS = 10_000;
+
 /**
  * Tells live subscribers that a session changed. Fed in process by the write path and, for writes made
  * by other replicas, by LISTEN on the channel the append statement notifies (no extra round trip).
+ *
+ * Each local append is seen twice (the writer's `changed` call and the echo of its own NOTIFY), so
+ * `changed` is idempotent per (session, version): only a version higher than the last one emitted for
+ * that session goes out. The LISTEN connection reconnects (capped backoff) when it is lost, and after a
+ * reconnect every subscribed session is re-checked, since notifications sent in the gap are gone.
  */
 @Injectable()
-export class LiveHub implements OnModuleInit, OnModuleDestroy {
+export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger(LiveHub.name);
   private readonly emitter = new EventEmitter();
-  private listener: pg.PoolClient | null = null;
+  private readonly emitted = new LruCache<string, number>(EMITTED_SESSIONS);
+  private readonly openStreams = new Set<() => void>();
+  /** The LISTEN connection and how to give it back (at most once) to the pool. */
+  private listener: { client: pg.PoolClient; release(): void } | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private reconnectDelayMs = RECONNECT_FIRST_MS;
+  private lost = false;
+  private stopped = false;
+  private shuttingDown = false;
 
   constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {
     this.emitter.setMaxListeners(0);
   }
 
   async onModuleInit(): Promise<void> {
-    try {
-      this.listener = await this.pool.connect();
-      this.listener.on('notification', (message) => {
-        const [streamId, version] = (message.payload ?? '').split(' ');
-        const sessionId = fromSessionStreamId(streamId);
-        if (sessionId) this.changed(sessionId, Number(version));
-      });
-      this.listener.on('error', (error) => this.logger.warn(`live listener lost: ${error.message}`));
-      await this.listener.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    } catch (error) {
-      this.logger.warn(`live updates from other replicas are off: ${(error as Error).message}`);
-    }
+    await this.listen();
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
     this.emitter.removeAllListeners();
     const listener = this.listener;
     this.listener = null;
     if (listener) {
-      await listener.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);
+      await listener.client.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => undefined);
       listener.release();
     }
   }
 
+  /** Ends every open live stream, or `app.close()` would wait for their clients forever. */
+  beforeApplicationShutdown(): void {
+    this.shuttingDown = true;
+    for (const end of [...this.openStreams]) end();
+    this.openStreams.clear();
+  }
+
+  /**
+   * Registers an open live response; `end` is called on shutdown (on the next microtask if shutdown
+   * already began, never synchronously). Returns the function to call when the stream ends by itself.
+   */
+  track(end: () => void): () => void {
+    if (this.shuttingDown) {
+      queueMicrotask(end);
+      return () => undefined;
+    }
+    this.openStreams.add(end);
+    return () => {
+      this.openStreams.delete(end);
+    };
+  }
+
+  openStreamCount(): number {
+    return this.openStreams.size;
+  }
+
   changed(sessionId: string, version: number): void {
+    if (!Number.isSafeInteger(version)) return;
+    const last = this.emitted.get(sessionId);
+    if (last !== undefined && version <= last) return;
+    this.emitted.set(sessionId, version);
     this.emitter.emit(sessionId, version);
     this.emitter.emit('*', sessionId, version);
   }
@@ -63,5 +112,85 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy {
 
   listenerCount(sessionId: string): number {
     return this.emitter.listenerCount(sessionId);
+  }
+
+  /** Checks out a connection and LISTENs on it; on failure, schedules another attempt. */
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await this.pool.connect();
+      if (this.stopped) {
+        client.release();
+        return;
+      }
+      const connection = client;
+      let released = false;
+      const release = (error?: Error) => {
+        if (released) return false;
+        released = true;
+        connection.removeListener('notification', onNotification);
+        if (this.listener?.client === connection) this.listener = null;
+        connection.release(error);
+        return true;
+      };
+      const drop = (error: Error) => {
+        // Ends the broken connection instead of putting it back in the pool.
+        if (!release(error) || this.stopped) return;
+        this.logger.warn(`live listener lost: ${error.message}; reconnecting`);
+        this.lost = true;
+        this.scheduleReconnect();
+      };
+      const onNotification = (message: pg.Notification) => {
+        const [streamId, version] = (message.payload ?? '').split(' ');
+        const sessionId = fromSessionStreamId(streamId);
+        if (sessionId) this.changed(sessionId, Number(version));
+      };
+      connection.on('notification', onNotification);
+      // Stays attached after the drop: a released client may still emit errors, which must not crash.
+      connection.on('error', (error) => drop(error));
+      connection.on('end', () => drop(new Error('connection ended')));
+      client = undefined;
+      await connection.query(`LISTEN ${NOTIFY_CHANNEL}`).catch((error: Error) => {
+        drop(error);
+        throw error;
+      });
+      if (released) return;
+      this.listener = { client: connection, release: () => void release() };
+      this.reconnectDelayMs = RECONNECT_FIRST_MS;
+      if (this.lost) {
+        this.lost = false;
+        this.logger.log('live listener reconnected');
+        this.recheckSubscribers();
+      }
+    } catch (error) {
+      client?.release(error as Error);
+      if (this.stopped) return;
+      if (!this.lost) this.logger.warn(`live updates from other replicas are off for now: ${(error as Error).message}`);
+      this.lost = true;
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(delay * 2, RECONNECT_MAX_MS);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.listen();
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /**
+   * Notifications sent while the connection was down are lost: each subscriber re-reads its session
+   * (it only sends a version newer than the one it already sent). Not routed through `changed`, so the
+   * per-session last-emitted versions stay exact.
+   */
+  private recheckSubscribers(): void {
+    for (const name of this.emitter.eventNames()) {
+      if (typeof name === 'string' && name !== '*') this.emitter.emit(name, Number.MAX_SAFE_INTEGER);
+    }
   }
 }

@@ -11,7 +11,7 @@ import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 /**
  * `GET /v1/sessions/{id}/live`: Server-Sent Events, one `transcript` event `{ version, hash }` (hash of
  * the display view) per change, id = version so `Last-Event-ID` resumes; comment heartbeats keep
- * proxies from closing the stream. A client that leaves is unsubscribed at once.
+ * proxies from closing the stream. A client that leaves is unsubscribed at once; shutdown ends every stream.
  */
 @ApiTags('live')
 @ApiBearerAuth()
@@ -74,8 +74,11 @@ export class LiveController {
       closed = true;
       clearInterval(heartbeat);
       unsubscribe();
+      untrack();
       response.end();
     };
+    // Shutdown ends the stream (the client reconnects to another replica, resuming by Last-Event-ID).
+    const untrack = this.hub.track(close);
     // The client leaving is how every SSE response ends: a client disconnect, counted, never an error.
     request.on('close', () => {
       if (!closed) this.metrics.clientDisconnects.inc();

@@ -1,0 +1,165 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import pg from 'pg';
+import request from 'supertest';
+import type { App } from 'supertest/types.js';
+import { loadConfig, parseApiKeys } from '#platform';
+import { createApp } from '../../apps/session-api/src/app.factory.js';
+import { LiveHub } from '../../apps/session-api/src/live/live-hub.js';
+import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+
+async function eventually<T>(probe: () => Promise<T> | T, ok: (value: T) => boolean, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.listen(0, '127.0.0.1');
+  return `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+}
+
+function openLive(url: string) {
+  const chunks: string[] = [];
+  let ended = false;
+  const req = http.get(url, { headers: { Authorization: `Bearer ${KEYS.read}` } });
+  const ready = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
+  void ready.then((res) => {
+    res.on('data', (chunk) => chunks.push(String(chunk)));
+    res.on('end', () => (ended = true));
+    res.on('error', () => undefined);
+  });
+  req.on('error', () => undefined);
+  const versions = () =>
+    chunks
+      .join('')
+      .split('\n\n')
+      .filter((block) => block.includes('event: transcript'))
+      .map((block) => JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)).version as number);
+  return { ready, versions, ended: () => ended, close: () => req.destroy() };
+}
+
+/** A client straight to the test database, as another replica or an operator would connect. */
+async function withDatabase<T>(t: TestApp, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: t.database.url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const listenerPids = (client: pg.Client) =>
+  client
+    .query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
+    )
+    .then((result) => result.rows.map((row) => row.pid));
+
+describe('live streams and shutdown', () => {
+  it('app.close() ends the open live streams and finishes promptly', async () => {
+    const t = await startTestApp({ CHRONICLE_LIVE_HEARTBEAT_MS: '100' });
+    let closed = false;
+    try {
+      const base = await listen(t);
+      await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'bye', createdAt: 1 });
+      const live = openLive(`${base}/v1/sessions/bye/live`);
+      await live.ready;
+      await eventually(live.versions, (v) => v.length === 1);
+      expect(t.app.get(LiveHub).openStreamCount()).toBe(1);
+
+      const started = Date.now();
+      const closing = t.app.close().then(() => (closed = true));
+      await Promise.race([closing, sleep(2000)]);
+      expect(closed).toBe(true);
+      expect(Date.now() - started).toBeLessThan(2000);
+      // Ended by the server (a clean end of the chunked body), not merely cut off.
+      expect(await eventually(live.ended, Boolean, 1000)).toBe(true);
+      live.close();
+    } finally {
+      if (!closed) await t.app.close();
+      await t.database.drop();
+    }
+  });
+});
+
+describe('live updates across replicas', () => {
+  let t: TestApp;
+  let base: string;
+  let other: INestApplication | undefined;
+  beforeAll(async () => {
+    t = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '50', CHRONICLE_LIVE_HEARTBEAT_MS: '100' });
+    base = await listen(t);
+  });
+  afterAll(async () => {
+    await other?.close();
+    await t.close();
+  });
+
+  it('a local append produces exactly one change and one SSE event for its version', async () => {
+    const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
+    await ingest('/v1/sessions').send({ sessionId: 'once', createdAt: 1 });
+    const changes: number[] = [];
+    const off = t.app.get(LiveHub).onAny((sessionId, version) => {
+      if (sessionId === 'once') changes.push(version);
+    });
+    const live = openLive(`${base}/v1/sessions/once/live`);
+    try {
+      await live.ready;
+      await eventually(live.versions, (v) => v.length === 1);
+      await ingest('/v1/sessions/once/messages').send({ rows: [{ role: 'user', content: 'hi', timestamp: 2 }] });
+      await ingest('/v1/sessions/once/messages').send({ rows: [{ role: 'assistant', content: 'ho', timestamp: 3 }] });
+      await eventually(live.versions, (v) => v.length === 3);
+      // Long enough for the echo of our own NOTIFY to come back over LISTEN.
+      await sleep(500);
+      expect(live.versions()).toEqual([1, 2, 3]);
+      expect(changes).toEqual([2, 3]);
+    } finally {
+      off();
+      live.close();
+    }
+  });
+
+  it('reconnects the LISTEN connection after its backend is killed, and still relays other replicas', async () => {
+    const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
+    await ingest('/v1/sessions').send({ sessionId: 'remote', createdAt: 1 });
+    const live = openLive(`${base}/v1/sessions/remote/live`);
+    try {
+      await live.ready;
+      await eventually(live.versions, (v) => v.length === 1);
+
+      const [before] = await withDatabase(t, listenerPids);
+      expect(before).toBeDefined();
+      await withDatabase(t, (client) => client.query('SELECT pg_terminate_backend($1)', [before]));
+      const after = await withDatabase(t, (client) =>
+        eventually(
+          () => listenerPids(client),
+          (pids) => pids.length === 1 && pids[0] !== before,
+        ),
+      );
+      expect(after).toHaveLength(1);
+      expect(after[0]).not.toBe(before);
+
+      // Another replica (a second app on the same database) appends: only its NOTIFY can tell this one.
+      const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: t.database.url });
+      const keys = parseApiKeys(`${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read`);
+      other = await createApp({ config, databaseUrl: t.database.url, keys });
+      await other.init();
+      const res = await request(other.getHttpServer() as App)
+        .post('/v1/sessions/remote/messages')
+        .set(bearer(KEYS.ingest))
+        .send({ rows: [{ role: 'user', content: 'from afar', timestamp: 2 }] });
+      expect(res.status).toBeLessThan(300);
+      expect(await eventually(live.versions, (v) => v.length === 2)).toEqual([1, 2]);
+    } finally {
+      live.close();
+    }
+  });
+});
