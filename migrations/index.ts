@@ -1,6 +1,12 @@
 import { EventStore1764500000000 } from './1764500000000-event-store.js';
 import { SessionReadModels1764500001000 } from './1764500001000-session-read-models.js';
 import { Liveness1764500002000 } from './1764500002000-liveness.js';
+import { SessionIndexSummary1764500003000 } from './1764500003000-session-index-summary.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
-export const migrations = [EventStore1764500000000, SessionReadModels1764500001000, Liveness1764500002000];
+export const migrations = [
+  EventStore1764500000000,
+  SessionReadModels1764500001000,
+  Liveness1764500002000,
+  SessionIndexSummary1764500003000,
+];

@@ -78,6 +78,43 @@ describe('GET /v1/sessions (async index)', () => {
       (res) => res.body.items?.some((s: { sessionId: string }) => s.sessionId === 'list-b'),
     );
     expect(pending.body.items.map((s: { sessionId: string }) => s.sessionId)).toEqual(['list-b']);
+    const noMarkers = { pending: 0, recovered: 0, noOutput: 0, neutral: 0 };
+    expect(pending.body.items[0]).toEqual({
+      sessionId: 'list-b',
+      title: 'Beta notes',
+      parentSessionId: null,
+      archived: false,
+      version: 2,
+      createdAt: 50,
+      lastActivityAt: expect.any(Number),
+      messageCount: expect.any(Number),
+      status: 'pending',
+      pendingTurn: { runId: 'rb', text: 'go', attachments: [], submittedAt: 60, source: null },
+      markers: noMarkers,
+    });
+    // Each list item is the SessionSummary that GET /v1/sessions/{id} answers at the same version.
+    expect(pending.body.items[0]).toEqual((await read('/v1/sessions/list-b')).body);
+    const alphaA = alpha.body.items.find((s: { sessionId: string }) => s.sessionId === 'list-a');
+    expect(alphaA).toMatchObject({ version: 1, status: 'active', pendingTurn: null, markers: noMarkers });
+
+    // The sweep interrupts the stale turn: the index then lists a marker waiting for its journal, no pending turn.
+    const sweep = await request(t.server).post('/v1/recovery/sweep').set(bearer(KEYS.admin)).send({});
+    expect(sweep.body).toMatchObject({ interrupted: 1 });
+    const recovering = await eventually(
+      () => read('/v1/sessions?status=recovering&q=list-'),
+      (res) => res.body.items?.length === 1,
+    );
+    expect(recovering.body.items).toEqual([
+      expect.objectContaining({
+        sessionId: 'list-b',
+        version: 3,
+        status: 'recovering',
+        pendingTurn: null,
+        markers: { ...noMarkers, pending: 1 },
+      }),
+    ]);
+    expect(recovering.body.items[0]).toEqual((await read('/v1/sessions/list-b')).body);
+
     const bad = await read('/v1/sessions?status=sleeping&cursor=zzz');
     expect(bad.status).toBe(400);
   });

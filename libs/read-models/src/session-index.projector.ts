@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { type Checkpoint, type EventStore, START } from '#event-store';
+import { indexRowOf, type StoredIndexRow } from './audit/read-model-comparison.js';
 import type { SessionViews } from './session-views.js';
 
 export const SESSION_INDEX = 'session_index';
@@ -9,6 +10,9 @@ export const SESSION_INDEX_PROJECTOR_LOCK = 727_101;
 
 export interface ProjectorOptions {
   readonly batchSize?: number;
+  /** Pokes within this window coalesce into one pass (default 50 ms). */
+  readonly debounceMs?: number;
+  /** Events the checkpoint trails the log by; measured on every timer tick (a count, so not after every pass). */
   readonly onLag?: (events: number) => void;
   readonly onError?: (error: unknown) => void;
 }
@@ -20,8 +24,10 @@ export interface ProjectorOptions {
  */
 export class SessionIndexProjector {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private debounce: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
   private wanted = false;
+  private lagWanted = false;
   private stopped = false;
 
   constructor(
@@ -31,40 +37,60 @@ export class SessionIndexProjector {
     private readonly options: ProjectorOptions = {},
   ) {}
 
+  /** Runs a pass and reports the lag every `intervalMs` (the safety net behind pokes, and the lag metric). */
   start(intervalMs: number): void {
-    this.timer = setInterval(() => this.poke(), intervalMs);
+    this.timer = setInterval(() => this.tick(), intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.debounce) clearTimeout(this.debounce);
     this.timer = null;
-    await this.running?.catch(() => undefined);
+    this.debounce = null;
+    await this.running;
   }
 
-  /** Ask for a pass soon (after a local append); passes never overlap. */
+  /** Ask for a pass soon (after a local append): pokes within `debounceMs` coalesce into one; passes never overlap. */
   poke(): void {
+    if (this.stopped || this.debounce) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = null;
+      this.run();
+    }, this.options.debounceMs ?? 50);
+    this.debounce.unref();
+  }
+
+  private tick(): void {
+    this.lagWanted = true;
+    this.run();
+  }
+
+  /** Starts a pass now, or right after the one running (which may have missed what asked for this one). */
+  private run(): void {
     if (this.stopped) return;
     if (this.running) {
       this.wanted = true;
       return;
     }
-    this.running = this.catchUp()
-      .catch((error: unknown) => {
-        this.options.onError?.(error);
-        return 0;
-      })
+    const lag = this.lagWanted;
+    this.lagWanted = false;
+    this.running = (async () => {
+      await this.catchUp();
+      if (lag) await this.reportLag();
+    })()
+      .catch((error: unknown) => this.options.onError?.(error))
       .finally(() => {
         this.running = null;
         if (this.wanted) {
           this.wanted = false;
-          this.poke();
+          this.run();
         }
       });
   }
 
-  /** Processes everything visible now; returns how many events it read. */
+  /** Processes everything visible now; returns how many events it read (0 when another replica holds the projector). */
   async catchUp(): Promise<number> {
     const client = await this.pool.connect();
     try {
@@ -77,7 +103,6 @@ export class SessionIndexProjector {
           total += read;
           if (read === 0) break;
         }
-        await this.reportLag(client);
         return total;
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [SESSION_INDEX_PROJECTOR_LOCK]);
@@ -96,14 +121,14 @@ export class SessionIndexProjector {
       const sessionId = fromSessionStreamId(event.streamId);
       if (sessionId) sessions.add(sessionId);
     }
-    const rows = [];
+    const rows: { sessionId: string; row: StoredIndexRow }[] = [];
     for (const sessionId of sessions) {
       const { version, view, exists } = await this.views.view(sessionId);
-      if (exists) rows.push({ sessionId, version, summary: view.summary });
+      if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
     }
     await client.query('BEGIN');
     try {
-      for (const row of rows) await upsertIndexRow(client, SESSION_INDEX, row.sessionId, row.version, row.summary);
+      for (const { sessionId, row } of rows) await upsertIndexRow(client, SESSION_INDEX, sessionId, row);
       await writeCheckpoint(client, SESSION_INDEX, next);
       await client.query('COMMIT');
     } catch (error) {
@@ -113,12 +138,13 @@ export class SessionIndexProjector {
     return events.length;
   }
 
-  private async reportLag(client: pg.PoolClient): Promise<void> {
+  /** A count over the events past the checkpoint: only from the timer tick. */
+  private async reportLag(): Promise<void> {
     if (!this.options.onLag) return;
-    const checkpoint = await readCheckpoint(client, SESSION_INDEX);
-    const result = await client.query(
-      `SELECT count(*)::int AS lag FROM events WHERE global_position > $1::bigint`,
-      [checkpoint.globalPosition],
+    const result = await this.pool.query(
+      `SELECT count(*)::int AS lag FROM events
+        WHERE global_position > COALESCE((SELECT global_position FROM projection_checkpoints WHERE name = $1), 0)`,
+      [SESSION_INDEX],
     );
     this.options.onLag(result.rows[0].lag);
   }
@@ -142,42 +168,35 @@ export async function writeCheckpoint(client: pg.ClientBase, name: string, check
   );
 }
 
-export interface IndexSummary {
-  readonly title: string | null;
-  readonly parentSessionId: string | null;
-  readonly archived: boolean;
-  readonly createdAt: number | null;
-  readonly lastActivityAt: number | null;
-  readonly messageCount: number;
-  readonly status: string;
-}
-
+/** Upserts a row built by `indexRowOf`; never moves a row back to an older version. */
 export async function upsertIndexRow(
   client: pg.ClientBase,
   table: string,
   sessionId: string,
-  version: number,
-  summary: IndexSummary,
+  row: StoredIndexRow,
 ): Promise<void> {
   await client.query(
     `INSERT INTO ${table} (session_id, title, parent_session_id, status, archived, version, created_at,
-                           last_activity_at, message_count)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                           last_activity_at, message_count, pending_turn, markers)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb)
      ON CONFLICT (session_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
        status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
        created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
-       message_count = EXCLUDED.message_count, updated_at = now()
+       message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
+       updated_at = now()
      WHERE ${table}.version <= EXCLUDED.version`,
     [
       sessionId,
-      summary.title,
-      summary.parentSessionId,
-      summary.status,
-      summary.archived,
-      version,
-      summary.createdAt,
-      summary.lastActivityAt,
-      summary.messageCount,
+      row.title,
+      row.parentSessionId,
+      row.status,
+      row.archived,
+      row.version,
+      row.createdAt,
+      row.lastActivityAt,
+      row.messageCount,
+      row.pendingTurn === null ? null : JSON.stringify(row.pendingTurn),
+      JSON.stringify(row.markers),
     ],
   );
 }

@@ -32,6 +32,7 @@ function decodeCursor(raw: string): Cursor {
 }
 
 /**
+ * The contract's SessionSummary per item (as `GET /v1/sessions/{id}` answers it, folded at the row's version).
  * Newest activity first, keyset-paginated on (last_activity_at, session_id), from the async session index
  * (eventually consistent: it trails the log by one projector pass).
  */
@@ -53,7 +54,8 @@ export async function listSessions(pool: pg.Pool, query: SessionListQuery) {
   }
   params.push(query.limit + 1);
   const result = await pool.query(
-    `SELECT session_id, title, parent_session_id, status, archived, version::int, created_at, last_activity_at, message_count
+    `SELECT session_id, title, parent_session_id, status, archived, version::text, created_at, last_activity_at,
+            message_count, pending_turn, markers
        FROM session_index ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY COALESCE(last_activity_at, 0) DESC, session_id DESC
       LIMIT $${params.length}`,
@@ -66,12 +68,14 @@ export async function listSessions(pool: pg.Pool, query: SessionListQuery) {
       sessionId: row.session_id,
       title: row.title,
       parentSessionId: row.parent_session_id,
-      status: row.status,
       archived: row.archived,
-      version: row.version,
+      version: Number(row.version),
       createdAt: row.created_at,
       lastActivityAt: row.last_activity_at,
       messageCount: row.message_count,
+      status: row.status,
+      pendingTurn: row.pending_turn,
+      markers: row.markers,
     })),
     nextCursor:
       result.rows.length > query.limit && last

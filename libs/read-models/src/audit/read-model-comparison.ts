@@ -1,6 +1,7 @@
 import {
   evolveAll,
   initialSessionState,
+  type MarkerCounts,
   render,
   renderTranscript,
   type SessionEvent,
@@ -9,7 +10,7 @@ import {
 } from '#domain';
 import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from './deep-diff.js';
 
-/** A `session_index` row as stored (columns in camelCase). */
+/** A `session_index` row (columns in camelCase, `session_id` aside): written by the projector and the rebuild, read back by the audit. */
 export interface StoredIndexRow {
   readonly version: number;
   readonly title: string | null;
@@ -19,6 +20,17 @@ export interface StoredIndexRow {
   readonly createdAt: number | null;
   readonly lastActivityAt: number | null;
   readonly messageCount: number;
+  readonly pendingTurn: IndexPendingTurn | null;
+  readonly markers: MarkerCounts;
+}
+
+/** The contract's `pendingTurn` (plus `source`, as `GET /v1/sessions/{id}` answers it). */
+export interface IndexPendingTurn {
+  readonly runId: string;
+  readonly text: string;
+  readonly attachments: readonly unknown[];
+  readonly submittedAt: number;
+  readonly source: string | null;
 }
 
 /** Everything stored or cached about one session at audit time, each at the version it was written at. */
@@ -53,9 +65,13 @@ export function summaryRowOf(state: SessionState, version: number) {
   };
 }
 
-/** The `session_index` row the projector writes for a view folded at `version`. */
+/**
+ * The `session_index` row for a view folded at `version`: the one builder of the projector, the rebuild and the
+ * audit (which compares the stored row with this built from a replay).
+ */
 export function indexRowOf(view: SessionView, version: number): StoredIndexRow {
   const s = view.summary;
+  const p = s.pendingTurn;
   return {
     version,
     title: s.title,
@@ -65,6 +81,15 @@ export function indexRowOf(view: SessionView, version: number): StoredIndexRow {
     createdAt: s.createdAt,
     lastActivityAt: s.lastActivityAt,
     messageCount: s.messageCount,
+    pendingTurn: p
+      ? { runId: p.runId, text: p.text, attachments: p.attachments, submittedAt: p.submittedAt, source: p.source }
+      : null,
+    markers: {
+      pending: s.markers.pending,
+      recovered: s.markers.recovered,
+      noOutput: s.markers.noOutput,
+      neutral: s.markers.neutral,
+    },
   };
 }
 

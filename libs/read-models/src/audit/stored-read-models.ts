@@ -6,7 +6,9 @@ import type { StoredIndexRow } from './read-model-comparison.js';
 
 export async function readSnapshots(pool: pg.Pool, streamId: string) {
   const result = await pool.query(
-    `SELECT version::text, state FROM session_snapshots WHERE stream_id = $1 AND schema_version = $2 ORDER BY version`,
+    // Qualified: a bare `ORDER BY version` binds to the text output column and sorts '10' before '9'.
+    `SELECT version::text, state FROM session_snapshots
+      WHERE stream_id = $1 AND schema_version = $2 ORDER BY session_snapshots.version`,
     [streamId, SNAPSHOT_SCHEMA_VERSION],
   );
   return result.rows.map((row) => ({ version: Number(row.version), state: row.state as unknown }));
@@ -20,7 +22,8 @@ export async function readSummaryRow(pool: pg.Pool, streamId: string) {
 
 export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<StoredIndexRow | null> {
   const result = await pool.query(
-    `SELECT version::text, title, parent_session_id, status, archived, created_at, last_activity_at, message_count
+    `SELECT version::text, title, parent_session_id, status, archived, created_at, last_activity_at, message_count,
+            pending_turn, markers
        FROM ${SESSION_INDEX} WHERE session_id = $1`,
     [sessionId],
   );
@@ -35,6 +38,8 @@ export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<St
     createdAt: row.created_at,
     lastActivityAt: row.last_activity_at,
     messageCount: row.message_count,
+    pendingTurn: row.pending_turn,
+    markers: row.markers,
   };
 }
 

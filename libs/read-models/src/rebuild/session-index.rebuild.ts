@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { evolveAll, fromSessionStreamId, initialSessionState, render, toSessionStreamId } from '#domain';
 import { type Checkpoint, type EventStore, START } from '#event-store';
+import { indexRowOf, type StoredIndexRow } from '../audit/read-model-comparison.js';
 import { LruCache } from '../lru-cache.js';
 import { SESSION_INDEX, SESSION_INDEX_PROJECTOR_LOCK, upsertIndexRow, writeCheckpoint } from '../session-index.projector.js';
 import { toDomainEvent } from '../session-views.js';
@@ -23,13 +24,12 @@ export interface IndexRebuildContext {
 /** Sessions already folded at (at least) a version: a later page of the same session's old events skips it. */
 type Folded = LruCache<string, number>;
 
-/** A fresh fold of the whole stream (never the live cache or a snapshot), rendered to its summary. */
-async function freshRow(store: EventStore, sessionId: string) {
+/** A fresh fold of the whole stream (never the live cache or a snapshot), as the row the projector writes. */
+async function freshRow(store: EventStore, sessionId: string): Promise<StoredIndexRow | null> {
   const events = await store.readStream(toSessionStreamId(sessionId));
   const last = events.at(-1);
   if (!last) return null;
-  const view = render(evolveAll(initialSessionState(), events.map(toDomainEvent)));
-  return { version: last.version, summary: view.summary };
+  return indexRowOf(render(evolveAll(initialSessionState(), events.map(toDomainEvent))), last.version);
 }
 
 /** Reads the log from `after` to its visible end into `session_index_next`; returns the checkpoint reached. */
@@ -49,7 +49,7 @@ async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Fol
       if ((folded.get(sessionId) ?? 0) >= version) continue;
       const row = await freshRow(store, sessionId);
       if (!row) continue;
-      await upsertIndexRow(client, SESSION_INDEX_NEXT, sessionId, row.version, row.summary);
+      await upsertIndexRow(client, SESSION_INDEX_NEXT, sessionId, row);
       folded.set(sessionId, row.version);
       tracker.rows += 1;
     }

@@ -1,0 +1,57 @@
+import pg from 'pg';
+import { type EventStore, PostgresEventStore } from '#event-store';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { newViews, newWriter, writeSession } from './audit/audit.fixtures.js';
+import { SessionIndexProjector } from './session-index.projector.js';
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let store: EventStore;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 6 });
+  store = new PostgresEventStore(pool);
+});
+afterAll(async () => {
+  await pool.end();
+  await database.drop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const indexed = async (sessionId: string) =>
+  (await pool.query(`SELECT version::text FROM session_index WHERE session_id = $1`, [sessionId])).rows[0]?.version;
+
+describe('the session index projector', () => {
+  it('coalesces pokes within the debounce window into one pass, and reports no lag from pokes', async () => {
+    const views = newViews(store, pool);
+    const lags: number[] = [];
+    const projector = new SessionIndexProjector(pool, store, views, { debounceMs: 30, onLag: (lag) => lags.push(lag) });
+    let passes = 0;
+    const catchUp = projector.catchUp.bind(projector);
+    projector.catchUp = () => {
+      passes += 1;
+      return catchUp();
+    };
+    await writeSession(newWriter(store, views, pool), 'poke-1', 2);
+    for (let i = 0; i < 10; i += 1) projector.poke();
+    expect(passes).toBe(0);
+    await sleep(150);
+    expect(passes).toBe(1);
+    expect(await indexed('poke-1')).toBe('3');
+    expect(lags).toEqual([]);
+    await projector.stop();
+  });
+
+  it('reports the lag from the timer tick', async () => {
+    const views = newViews(store, pool);
+    const lags: number[] = [];
+    const projector = new SessionIndexProjector(pool, store, views, { onLag: (lag) => lags.push(lag) });
+    await writeSession(newWriter(store, views, pool), 'tick-1', 1);
+    projector.start(20);
+    for (let i = 0; i < 100 && lags.length === 0; i += 1) await sleep(10);
+    await projector.stop();
+    expect(lags[0]).toBe(0);
+    expect(await indexed('tick-1')).toBe('2');
+  });
+});
