@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { ID_PATTERN } from '#domain';
+import { epochSecondsSchema as epochSeconds, idSchema as id } from '#domain';
 import { LEASE_PHASES } from '#recovery';
 
-const id = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
-const epochSeconds = z.number().finite().nonnegative();
 
 /** `POST /v1/hosts/{hostId}/started`: an agent host booted; the runs it held before are gone. */
 export const hostStartedBody = z.strictObject({ startedAt: epochSeconds });

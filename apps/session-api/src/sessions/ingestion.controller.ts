@@ -18,10 +18,10 @@ import {
   withoutPrecondition,
 } from './ingestion.schemas.js';
 import { expectedVersionOf } from './preconditions.js';
+import { requestIdOf } from './request-id.js';
 import { checkId } from './session-id.js';
 import type { WriteResult } from './write-result.js';
 
-const requestIdOf = (request: Request) => String(request.id ?? '') || undefined;
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;

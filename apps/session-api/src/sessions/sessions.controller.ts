@@ -4,15 +4,14 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { ID_PATTERN } from '#domain';
+import { epochSecondsSchema as epochSeconds, idSchema as id } from '#domain';
 import { RequireScope, ZodValidationPipe } from '#platform';
+import { requestIdOf } from './request-id.js';
 import { checkId } from './session-id.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import type { WriteResult } from './write-result.js';
 
-const id = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
-const epochSeconds = z.number().finite().nonnegative();
 
 export const startSessionBody = z.strictObject({
   sessionId: id.optional(),
@@ -26,7 +25,6 @@ export const eventsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
-const requestId = (request: Request) => String(request.id ?? '') || undefined;
 
 @ApiTags('sessions')
 @ApiBearerAuth()
@@ -57,7 +55,7 @@ export class SessionsController {
             createdAt: body.createdAt ?? Date.now() / 1000,
           },
         },
-        { requestId: requestId(request) },
+        { requestId: requestIdOf(request) },
       ),
     );
     response.status(result.duplicate ? 200 : 201);

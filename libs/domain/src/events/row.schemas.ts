@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { ID_PATTERN } from '../session-stream.js';
 
 /**
  * Schemas of the row shapes of the HTTP contract. They validate request bodies, type the stored events and
  * generate the OpenAPI document, so they are the single source of what a row may hold. Unknown row fields are
  * stripped (the contract lists every field; new ones are added here first).
  */
-export const idSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'must match [A-Za-z0-9_.:-]{1,128}');
+export const idSchema = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
 
 /** Epoch seconds; floats allowed (agents stamp sub-second times). zod 4 numbers reject NaN and ±Infinity. */
 export const epochSecondsSchema = z.number().nonnegative();
