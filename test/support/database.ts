@@ -34,3 +34,44 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+export interface DatabaseFixture {
+  readonly url: string;
+  readonly pool: pg.Pool;
+  readonly store: import('#event-store').EventStore;
+}
+
+/**
+ * Registers beforeAll/afterAll for a test file that needs its own database, a pool and the event store on
+ * it; the getters are valid inside tests.
+ */
+export function useTestDatabase(options: { poolSize?: number } = {}): DatabaseFixture {
+  let database: TestDatabase | undefined;
+  let pool: pg.Pool | undefined;
+  let store: import('#event-store').EventStore | undefined;
+  beforeAll(async () => {
+    const { PostgresEventStore } = await import('#event-store');
+    database = await createTestDatabase();
+    pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 6 });
+    store = new PostgresEventStore(pool);
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await database?.drop();
+  });
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`the test database ${name} is used outside a test`);
+    return value;
+  };
+  return {
+    get url() {
+      return ready(database, 'url').url;
+    },
+    get pool() {
+      return ready(pool, 'pool');
+    },
+    get store() {
+      return ready(store, 'store');
+    },
+  };
+}

@@ -1,21 +1,14 @@
 import pg from 'pg';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import type { EventStore } from '#event-store';
+import { useTestDatabase } from '../../../test/support/database.js';
 import { newViews, newWriter, writeSession } from './audit/audit.fixtures.js';
 import { SessionIndexProjector } from './session-index.projector.js';
 
-let database: TestDatabase;
+const db = useTestDatabase();
 let pool: pg.Pool;
 let store: EventStore;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 6 });
-  store = new PostgresEventStore(pool);
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
+beforeAll(() => {
+  ({ pool, store } = db);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -87,9 +87,12 @@ export class SessionViews {
   }
 
   /** Rendered view at the current version (or `at`), cached by (session, version). */
-  async view(sessionId: string, at?: number): Promise<{ version: number; view: SessionView; exists: boolean }> {
+  async view(
+    sessionId: string,
+    at?: number,
+  ): Promise<{ version: number; view: SessionView; exists: boolean; state: SessionState }> {
     const loaded = await this.load(sessionId, at);
-    if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false };
+    if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false, state: loaded.state };
     const latest = this.views.get(sessionId);
     let view = latest?.version === loaded.version ? latest.view : this.pastViews.get(`${sessionId}@${loaded.version}`);
     this.options.onCache?.(view ? 'hit' : 'miss');
@@ -98,7 +101,7 @@ export class SessionViews {
       if (!latest || latest.version < loaded.version) this.views.set(sessionId, { version: loaded.version, view });
       else this.pastViews.set(`${sessionId}@${loaded.version}`, view);
     }
-    return { version: loaded.version, view, exists: true };
+    return { version: loaded.version, view, exists: true, state: loaded.state };
   }
 
   /** The transcript answer (messages, tool cards, hash) of a view, hashed once per (session, version, view). */
@@ -136,10 +139,6 @@ export class SessionViews {
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => this.snapshotting.delete(streamId));
     });
-  }
-
-  forget(sessionId: string): void {
-    this.states.delete(toSessionStreamId(sessionId));
   }
 
   clear(): void {

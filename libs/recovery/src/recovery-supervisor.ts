@@ -84,7 +84,7 @@ export class RecoverySupervisor {
   constructor(
     private readonly pool: pg.Pool,
     private readonly registry: LivenessRegistry,
-    private readonly views: Pick<SessionViews, 'load' | 'view' | 'forget'>,
+    private readonly views: Pick<SessionViews, 'view'>,
     private readonly writer: DecisionWriter,
     private readonly options: SupervisorOptions = {},
   ) {
@@ -145,13 +145,12 @@ export class RecoverySupervisor {
   /** Decides one session; returns the decisions appended (null: the session does not exist). */
   private async examine(sessionId: string, now: number, hasContinuationChild: boolean): Promise<RecoveryDecision[] | null> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-      const { version, view, exists } = await this.views.view(sessionId);
+      // One head read and one fold: the view and the state it was rendered from, at the same version.
+      const { version, view, exists, state } = await this.views.view(sessionId);
       if (!exists) return null;
-      const loaded = await this.views.load(sessionId);
-      if (loaded.version !== version) continue;
-      const runId = loaded.state.pending?.runId;
+      const runId = state.pending?.runId;
       const liveness = runId ? await this.registry.facts(runId) : null;
-      const { decisions } = decideRecovery({ state: loaded.state, view, liveness, hasContinuationChild, now });
+      const { decisions } = decideRecovery({ state, view, liveness, hasContinuationChild, now });
       if (decisions.length === 0) return [];
       let appended: RecoveryDecision[] = [];
       try {
@@ -165,9 +164,9 @@ export class RecoverySupervisor {
         );
         return result.appended > 0 ? appended : [];
       } catch (error) {
-        // The stream moved on (another replica decided, or a new event arrived): re-load and re-check.
+        // The stream moved on (another replica decided, or a new event arrived): re-load and re-check;
+        // the cached state stays valid, the next view folds only the new tail.
         if (!(error instanceof ConcurrencyError)) throw error;
-        this.views.forget(sessionId);
       }
     }
     return [];

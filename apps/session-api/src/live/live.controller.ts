@@ -1,10 +1,10 @@
 import { Controller, Get, Headers, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { renderTranscript } from '#domain';
-import { Metrics, ProblemError, RequireScope } from '#platform';
+import { Metrics, RequireScope } from '#platform';
 import { SessionViews } from '#read-models';
 import { checkId } from '../sessions/session-id.js';
+import { sessionNotFound } from '../sessions/session-not-found.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 
@@ -35,7 +35,7 @@ export class LiveController {
   ): Promise<void> {
     const sessionId = checkId(id, 'id');
     const first = await this.views.view(sessionId);
-    if (!first.exists) throw new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+    if (!first.exists) throw sessionNotFound(sessionId);
 
     response.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -56,10 +56,11 @@ export class LiveController {
     };
     const sendUpTo = async (version: number) => {
       if (closed || version <= sent) return;
-      const { version: current, view } = await this.views.view(sessionId);
+      // Hashed once per (session, version) in SessionViews, not once per subscriber.
+      const { version: current, transcript } = await this.views.transcript(sessionId, 'display');
       if (closed || current <= sent) return;
       sent = current;
-      const { hash } = renderTranscript(view, 'display');
+      const { hash } = transcript;
       write(`id: ${current}\nevent: transcript\ndata: ${JSON.stringify({ version: current, hash })}\n\n`);
     };
     const enqueue = (version: number) => {

@@ -1,18 +1,8 @@
 import type { MessageContent, MessageRow } from '../messages/message-row.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
 
-/** Reference "ws(x)": every whitespace run collapsed to one space, trimmed. */
-export const ws = (text: string): string => text.replace(/\s+/gu, ' ').trim();
-
-export function rowText(row: MessageRow): string {
-  const content = row.content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter((part) => part.type === 'text' && typeof part['text'] === 'string')
-    .map((part) => part['text'] as string)
-    .join('\n');
-}
+// One definition of the reference's ws(x) and of a row's visible text, shared with journal materialisation.
+export { rowText, ws } from '../journal/journal-text.helpers.js';
 
 function sameContent(a: MessageContent | null | undefined, b: MessageContent | null | undefined): boolean {
   if (a === b) return true;

@@ -1,23 +1,16 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
+import type { EventStore } from '#event-store';
+import { useTestDatabase } from '../../../../test/support/database.js';
 import { SessionIndexProjector } from '../session-index.projector.js';
 import { newViews, newWriter, snapshotStored, writeSession } from './audit.fixtures.js';
 import { type AuditDeps, auditSession, AuditSessionNotFoundError } from './session-audit.js';
 
-let database: TestDatabase;
+const db = useTestDatabase();
 let pool: pg.Pool;
 let store: EventStore;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 6 });
-  store = new PostgresEventStore(pool);
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
+beforeAll(() => {
+  ({ pool, store } = db);
 });
 
 /** A session of 5 events with a snapshot at 3, its summary row and its index row; audited by a cold replica. */

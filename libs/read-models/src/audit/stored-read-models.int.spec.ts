@@ -1,25 +1,18 @@
 import pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
+import type { EventStore } from '#event-store';
+import { useTestDatabase } from '../../../../test/support/database.js';
 import { SessionIndexProjector } from '../session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { newViews, newWriter, T0, writeSession } from './audit.fixtures.js';
 import { auditSession } from './session-audit.js';
 import { readIndexRow, readSnapshots } from './stored-read-models.js';
 
-let database: TestDatabase;
+const db = useTestDatabase();
 let pool: pg.Pool;
 let store: EventStore;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 6 });
-  store = new PostgresEventStore(pool);
-});
-afterAll(async () => {
-  await pool.end();
-  await database.drop();
+beforeAll(() => {
+  ({ pool, store } = db);
 });
 
 const submitted = (runId: string): SessionEvent => ({
