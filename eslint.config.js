@@ -42,6 +42,18 @@ const domainPurity = {
   },
 };
 
+/** Architecture rule: apps depend on libs, never the reverse (test fixtures included). */
+const libsIndependentOfApps = {
+  files: ['libs/**/*.ts'],
+  ignores: ['libs/domain/**'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' }] },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.chronicle/**', 'apps/admin-dashboard/dist/**'] },
   js.configs.recommended,
@@ -54,5 +66,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
+  libsIndependentOfApps,
   domainPurity,
 );

@@ -13,7 +13,7 @@ const swc = [
   },
 ];
 
-const libs = ['domain', 'event-store', 'read-models', 'recovery', 'platform'];
+const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
   '^#migrations$': '<rootDir>/migrations/index.ts',

@@ -18,10 +18,9 @@ import { SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
  * Append benchmark: `npm run bench:append`. Claim under test: an append costs the same on a 10,000-message
  * session as on a 100-message one (long/short ≤ 2×). Real write path without HTTP, on a throwaway embedded
  * PostgreSQL: views.load → decide → evolve → store.append(expectedVersion) → views.remember, as SessionWriter
- * does (apps/session-api/src/sessions/session-writer.ts; no idempotency key, no live hub).
+ * does (libs/session-commands/src/session-writer.ts; no idempotency key, no live hub).
  */
 const SNAPSHOT_EVERY = 200;
-const NOTIFY_CHANNEL = 'chronicle_session_appended'; // apps/session-api/src/live/live-hub.ts
 const ROWS_PER_BATCH = 10;
 const WARMUP = 50;
 const APPENDS = 300;
@@ -63,7 +62,7 @@ class BenchWriter {
     const result = await this.store.append(
       toSessionStreamId(sessionId),
       decision.events.map((event) => ({ type: event.type, data: event.data, metadata: {} })),
-      { expectedVersion: loaded.version, idempotencyKeys: [], notify: NOTIFY_CHANNEL },
+      { expectedVersion: loaded.version, idempotencyKeys: [], context: { state } },
     );
     const t4 = now();
     this.views.remember(sessionId, result.version, state);

@@ -2,6 +2,7 @@ import { EventStore1764500000000 } from './1764500000000-event-store.js';
 import { SessionReadModels1764500001000 } from './1764500001000-session-read-models.js';
 import { Liveness1764500002000 } from './1764500002000-liveness.js';
 import { SessionIndexSummary1764500003000 } from './1764500003000-session-index-summary.js';
+import { AppendFunction1764500004000 } from './1764500004000-append-function.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   SessionReadModels1764500001000,
   Liveness1764500002000,
   SessionIndexSummary1764500003000,
+  AppendFunction1764500004000,
 ];

@@ -31,3 +31,23 @@ describe('libs/domain dependency rule', () => {
     expect(messages).toEqual([]);
   });
 });
+
+describe('libs never import apps', () => {
+  it.each(['libs/read-models/src/probe.int.spec.ts', 'libs/recovery/src/probe.ts', 'libs/session-commands/src/probe.ts'])(
+    'rejects an app import in %s',
+    async (filePath) => {
+      const eslint = new ESLint({ cwd: process.cwd() });
+      const code = "import { LiveHub } from '../../../apps/session-api/src/live/live-hub.js';\nexport const probe = LiveHub;\n";
+      const [result] = await eslint.lintText(code, { filePath });
+      expect(result.messages.map((m) => m.message).join('\n')).toContain('a lib may not import an app');
+    },
+  );
+
+  it('accepts a lib importing another lib', async () => {
+    const eslint = new ESLint({ cwd: process.cwd() });
+    const [result] = await eslint.lintText("import { decide } from '#domain';\nexport const probe = decide;\n", {
+      filePath: 'libs/session-commands/src/probe.ts',
+    });
+    expect(result.messages).toEqual([]);
+  });
+});

@@ -51,9 +51,11 @@ export function useTestDatabase(options: { poolSize?: number } = {}): DatabaseFi
   let store: import('#event-store').EventStore | undefined;
   beforeAll(async () => {
     const { PostgresEventStore } = await import('#event-store');
+    const { sessionSummaryProjection } = await import('#read-models');
     database = await createTestDatabase();
     pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 6 });
-    store = new PostgresEventStore(pool);
+    // The service's inline summary row, so audits of these sessions compare one.
+    store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   });
   afterAll(async () => {
     await pool?.end();

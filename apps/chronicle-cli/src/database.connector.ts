@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { PostgresEventStore } from '#event-store';
 import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
-import { SessionViews, SnapshotStore } from '#read-models';
+import { sessionSummaryProjection, SessionViews, SnapshotStore } from '#read-models';
+import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo } from './cli-io.js';
 
 /** What every command gets: the same pool, event store and views the service builds. */
@@ -13,6 +14,7 @@ export interface CliDatabase {
   readonly store: PostgresEventStore;
   readonly snapshots: SnapshotStore;
   readonly views: SessionViews;
+  readonly writer: SessionWriter;
   close(): Promise<void>;
 }
 
@@ -62,9 +64,10 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     await stopEmbedded().catch(() => undefined);
     throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
   }
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   const snapshots = new SnapshotStore(pool);
   const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, stateCacheSize: 8, viewCacheSize: 8 });
+  const writer = new SessionWriter(store, views);
   return {
     url,
     embedded: !config.databaseUrl,
@@ -72,6 +75,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     store,
     snapshots,
     views,
+    writer,
     async close() {
       await pool.end().catch(() => undefined);
       await stopEmbedded();

@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { evolveAll, fromSessionStreamId, type SessionState } from '#domain';
 import { ConcurrencyError } from '#event-store';
-import { SessionIndexProjector, summaryRowOf, toDomainEvent } from '#read-models';
+import { SessionIndexProjector } from '#read-models';
 import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
 import type { CliDatabase } from './database.connector.js';
 import { verifyChains } from './import-chain.verifier.js';
@@ -23,7 +22,8 @@ async function fileSize(io: CliIo, file: string): Promise<{ path: string; size: 
 /**
  * `chronicle import FILE`: verify every chain of the file first (nothing is written when one is broken or
  * conflicts with a stored event), then append what the database lacks with expectedVersion, so the stored
- * hashes are the file's; each append carries the session's inline summary row, as the service's do.
+ * hashes are the file's; each goes through the service's write path (`SessionWriter.appendRecorded`), so the
+ * session's inline summary row is written with it.
  * Importing the same file twice appends nothing. The session index catches up after.
  */
 export async function importCommand(db: CliDatabase, io: CliIo, options: { file: string }): Promise<number> {
@@ -48,21 +48,13 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   }
   const importing = createProgress({ ...base, label: 'import', total: verification.toAppend });
   let batch: ImportEvent[] = [];
-  let current: { streamId: string; state: SessionState } | null = null;
   const flush = async () => {
     if (batch.length === 0) return;
     const { streamId } = batch[0];
     const last = batch[batch.length - 1];
-    const sessionId = fromSessionStreamId(streamId);
-    let summary: unknown;
-    if (sessionId !== null) {
-      if (current?.streamId !== streamId) current = { streamId, state: (await db.views.load(sessionId)).state };
-      current.state = evolveAll(current.state, batch.map(toDomainEvent));
-      summary = summaryRowOf(current.state, last.version);
-    }
     try {
       const events = batch.map(({ type, data, metadata }) => ({ type, data, metadata }));
-      const result = await db.store.append(streamId, events, { expectedVersion: batch[0].version - 1, summary });
+      const result = await db.writer.appendRecorded(streamId, events, batch[0].version - 1);
       if (result.lastHash !== last.hash) {
         throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
       }

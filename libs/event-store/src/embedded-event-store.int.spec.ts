@@ -1,10 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type EmbeddedDatabase, runMigrations, startEmbeddedDatabase } from '#platform';
-import { PostgresEventStore } from './postgres-event-store.js';
 import { eventStoreContract } from './testing/event-store.contract.js';
+import { postgresHarness } from './testing/postgres-harness.js';
 
 let embedded: EmbeddedDatabase;
 beforeAll(async () => {
@@ -16,6 +15,4 @@ afterAll(async () => {
   await embedded?.stop();
 });
 
-eventStoreContract('embedded PostgreSQL (npm start default)', async () => {
-  return new PostgresEventStore(new pg.Pool({ connectionString: embedded.url, max: 10 }));
-});
+eventStoreContract('embedded PostgreSQL (npm start default)', async (inline) => postgresHarness(embedded.url, inline));

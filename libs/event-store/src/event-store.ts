@@ -35,16 +35,30 @@ export interface AppendOptions {
   readonly expectedVersion?: ExpectedVersion;
   /** Natural keys recorded with the append; a key already present fails the whole append with IdempotencyKeyTaken. */
   readonly idempotencyKeys?: readonly string[];
-  /** Small per-stream summary row written in the same transaction (session_summaries). */
-  readonly summary?: unknown;
-  /** LISTEN/NOTIFY channel told `<streamId> <version>` when the append commits (other replicas' live feeds). */
-  readonly notify?: string;
   /**
-   * Called once the rows are written, before the commit; the transaction stays open until the returned
-   * promise settles (a rejection rolls it back). Only for tests that prove `readAll` never skips an
-   * event committed out of order.
+   * Handed, unread, to the store's inline projections with this append (the session writer passes the fold
+   * state it evolved, so a projection builds its row without folding again). The store never looks inside.
    */
-  readonly holdOpen?: () => Promise<void>;
+  readonly context?: unknown;
+}
+
+/** One append as an inline projection sees it, inside the transaction that writes it. */
+export interface AppendedStream {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  /** Stream version after this append. */
+  readonly version: number;
+  readonly context: unknown;
+}
+
+/**
+ * A read model written in the append's own transaction (Marten's "inline" projection). `project` runs after
+ * the events are written and before the commit; a rejection rolls the transaction back. `Tx` is the store's
+ * transaction handle: a pg client for PostgreSQL, a token for the in-memory twin.
+ */
+export interface InlineProjection<Tx = unknown> {
+  readonly name: string;
+  project(tx: Tx, appended: readonly AppendedStream[]): Promise<void>;
 }
 
 export interface AppendResult {
@@ -91,7 +105,11 @@ export class ConcurrencyError extends Error {
 
 export class IdempotencyKeyTaken extends Error {
   readonly code = 'IDEMPOTENCY_KEY_TAKEN';
-  constructor(readonly streamId: string) {
+  constructor(
+    readonly streamId: string,
+    /** The stream's version when the duplicate was refused (null when unknown). */
+    readonly currentVersion: number | null = null,
+  ) {
     super(`an idempotency key of this append was already recorded on stream ${streamId}`);
     this.name = 'IdempotencyKeyTaken';
   }

@@ -1,8 +1,11 @@
+import { canonicalJson } from '#domain';
 import { chainHash } from './event-hash.js';
+import { assertStorable } from './storable-text.js';
 import {
   type AppendOptions,
   type AppendResult,
   type Checkpoint,
+  type InlineProjection,
   compareCheckpoints,
   ConcurrencyError,
   type EventStore,
@@ -21,18 +24,26 @@ interface Stream {
   keys: Map<string, number>;
 }
 
+/** The in-memory twin's transaction handle, as its inline projections receive it. */
+export interface InMemoryTransaction {
+  readonly transactionId: string;
+}
+
 /**
  * The in-memory twin for unit tests. It models what the contract needs of PostgreSQL:
- * transaction ids handed out when a write starts, atomic commit, and the snapshot fence of
- * `readAll` (nothing at or past the oldest transaction still open is visible).
+ * transaction ids handed out when a write starts, atomic commit (inline projections run before it, and a
+ * rejection rolls it back), and the snapshot fence of `readAll` (nothing at or past the oldest transaction
+ * still open is visible).
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, Stream>();
   private readonly committed: StoredEvent[] = [];
   private readonly open = new Set<bigint>();
+  private readonly doomed = new Set<bigint>();
   private nextTransactionId = 1n;
   private nextGlobalPosition = 1n;
-  readonly summaries = new Map<string, { version: number; data: unknown }>();
+
+  constructor(private readonly inline: readonly InlineProjection<InMemoryTransaction>[] = []) {}
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
@@ -41,9 +52,16 @@ export class InMemoryEventStore implements EventStore {
     if (expected !== 'any' && stream.version !== expected) {
       throw new ConcurrencyError(streamId, expected, stream.version);
     }
+    // The same refusal as PostgreSQL's, for the same text.
+    assertStorable(
+      streamId,
+      events.map((e) => canonicalJson(e.data)),
+      events.map((e) => JSON.stringify(e.metadata ?? {})),
+      events,
+    );
     const keys = options.idempotencyKeys ?? [];
     if (keys.some((key) => stream.keys.has(key)) || new Set(keys).size !== keys.length) {
-      throw new IdempotencyKeyTaken(streamId);
+      throw new IdempotencyKeyTaken(streamId, stream.version);
     }
     const transactionId = this.nextTransactionId++;
     this.open.add(transactionId);
@@ -66,18 +84,20 @@ export class InMemoryEventStore implements EventStore {
     // Claim the versions now, as the row lock does, so a concurrent writer fails its check.
     const version = stream.version + events.length;
     stream.version = version;
+    for (const key of keys) stream.keys.set(key, version);
     this.streams.set(streamId, stream);
     try {
-      if (options.holdOpen) await options.holdOpen();
+      const appended = [{ streamId, events, version, context: options.context }];
+      for (const projection of this.inline) await projection.project({ transactionId: String(transactionId) }, appended);
+      if (this.doomed.delete(transactionId)) throw new Error('connection lost before the commit');
     } catch (error) {
       stream.version -= events.length;
+      for (const key of keys) stream.keys.delete(key);
       this.open.delete(transactionId);
       throw error;
     }
     stream.lastHash = hash;
     stream.events.push(...written);
-    for (const key of keys) stream.keys.set(key, version);
-    if (options.summary !== undefined) this.summaries.set(streamId, { version, data: structuredClone(options.summary) });
     this.committed.push(...written);
     this.open.delete(transactionId);
     return { streamId, version, globalPositions: written.map((e) => e.globalPosition), lastHash: hash };
@@ -112,6 +132,11 @@ export class InMemoryEventStore implements EventStore {
 
   async findIdempotencyKey(streamId: string, key: string): Promise<number | null> {
     return this.streams.get(streamId)?.keys.get(key) ?? null;
+  }
+
+  /** Fault injection for the contract suite: every transaction open now fails at its commit, as a lost connection would. */
+  failOpenTransactions(): void {
+    for (const transactionId of this.open) this.doomed.add(transactionId);
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,12 @@
 export * from './event-store.js';
 export { chainHash } from './event-hash.js';
-export { PostgresEventStore } from './postgres-event-store.js';
-export { InMemoryEventStore } from './in-memory-event-store.js';
+export {
+  CommitOutcomeUnknown,
+  InlineProjectionError,
+  PostgresEventStore,
+  type PostgresEventStoreOptions,
+} from './postgres-event-store.js';
+export { DEFAULT_GROUP_COMMIT, type GroupCommitLimits } from './group-commit.queue.js';
+export { UnstorableTextError } from './storable-text.js';
+export { InMemoryEventStore, type InMemoryTransaction } from './in-memory-event-store.js';
 export { instrumentEventStore, type AppendObserver } from './instrumented-event-store.js';

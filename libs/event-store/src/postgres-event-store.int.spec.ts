@@ -1,7 +1,6 @@
-import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { PostgresEventStore } from './postgres-event-store.js';
 import { eventStoreContract } from './testing/event-store.contract.js';
+import { postgresHarness } from './testing/postgres-harness.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -11,6 +10,4 @@ afterAll(async () => {
   await database.drop();
 });
 
-eventStoreContract('test PostgreSQL 15 server', async () => {
-  return new PostgresEventStore(new pg.Pool({ connectionString: database.url, max: 10 }));
-});
+eventStoreContract('test PostgreSQL 15 server', async (inline) => postgresHarness(database.url, inline));

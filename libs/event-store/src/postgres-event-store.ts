@@ -3,6 +3,8 @@ import { canonicalJson } from '#domain';
 import {
   type AppendOptions,
   type AppendResult,
+  type AppendedStream,
+  type InlineProjection,
   type Checkpoint,
   ConcurrencyError,
   type EventStore,
@@ -13,63 +15,8 @@ import {
   type StoredEvent,
   type StreamHead,
 } from './event-store.js';
-
-/*
- * One statement, one round trip, one transaction: check the expected version (row lock on the
- * stream), chain the hashes, insert the events, move the stream head, record idempotency keys
- * and upsert the summary. A concurrent writer with the same expected version either waits on the
- * stream row and then fails the version check, or (new stream) hits the events primary key.
- */
-const APPEND_SQL = `
-WITH RECURSIVE
-head AS (SELECT version, last_hash FROM streams WHERE stream_id = $1 FOR UPDATE),
-cur AS (
-  SELECT COALESCE((SELECT version FROM head), 0)::bigint AS version,
-         COALESCE((SELECT last_hash FROM head), '') AS last_hash
-),
-ok AS (SELECT version, last_hash FROM cur WHERE $2::bigint IS NULL OR version = $2::bigint),
-input AS (
-  SELECT t.ord, t.type, t.canon, t.metadata, ok.version + t.ord AS version
-  FROM ok, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS t(type, canon, metadata, ord)
-),
-chain AS (
-  SELECT 0::bigint AS ord, (SELECT last_hash FROM ok) AS hash
-  UNION ALL
-  SELECT i.ord, encode(sha256(convert_to(
-           c.hash || '{"data":' || i.canon || ',"type":' || to_json(i.type)::text || ',"version":' || i.version || '}',
-           'UTF8')), 'hex')
-  FROM chain c JOIN input i ON i.ord = c.ord + 1
-),
-ins AS (
-  INSERT INTO events (stream_id, version, type, data, metadata, hash)
-  SELECT $1, i.version, i.type, i.canon::jsonb, i.metadata::jsonb, c.hash FROM input i JOIN chain c ON c.ord = i.ord
-  RETURNING version, global_position
-),
-st AS (
-  INSERT INTO streams (stream_id, version, last_hash)
-  SELECT $1, ok.version + cardinality($3::text[]), (SELECT hash FROM chain ORDER BY ord DESC LIMIT 1) FROM ok
-  ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, last_hash = EXCLUDED.last_hash, updated_at = now()
-  RETURNING version, last_hash
-),
-keys AS (
-  INSERT INTO idempotency_keys (stream_id, key, version)
-  SELECT $1, k, ok.version + cardinality($3::text[]) FROM ok, unnest($6::text[]) AS k
-  RETURNING key
-),
-summary AS (
-  INSERT INTO session_summaries (stream_id, version, data)
-  SELECT $1, ok.version + cardinality($3::text[]), $7::jsonb FROM ok WHERE $7::jsonb IS NOT NULL
-  ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()
-  RETURNING 1
-),
-notified AS (SELECT pg_notify($8::text, $1 || ' ' || version::text) FROM st WHERE $8::text IS NOT NULL)
-SELECT (SELECT version FROM cur)::text AS current_version,
-       (SELECT version FROM st)::text AS new_version,
-       (SELECT last_hash FROM st) AS last_hash,
-       (SELECT array_agg(global_position::text ORDER BY version) FROM ins) AS positions,
-       (SELECT count(*) FROM keys) AS key_count,
-       (SELECT count(*) FROM summary) AS summary_count,
-       (SELECT count(*) FROM notified) AS notified`;
+import { assertStorable } from './storable-text.js';
+import { type BatchOutcome, DEFAULT_GROUP_COMMIT, type GroupCommitLimits, GroupCommitQueue } from './group-commit.queue.js';
 
 // Qualified names matter: ORDER BY would otherwise bind to these text casts and sort "10" before "2".
 const EVENT_COLUMNS = `e.stream_id, e.version::text AS version, e.global_position::text AS global_position, e.type,
@@ -101,68 +48,158 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
+/** The append function of migration 1764500004000, sent as one named (prepared once per connection) statement. */
+const APPEND_BATCH = {
+  name: 'chronicle_append_batch',
+  text: 'SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)',
+};
+
+export interface PostgresEventStoreOptions {
+  /** Read models written in each append's transaction (the session summary, the live NOTIFY). */
+  readonly inline?: readonly InlineProjection<pg.ClientBase>[];
+  readonly groupCommit?: Partial<GroupCommitLimits>;
+  /** Told the size of every batch sent (a histogram's input). */
+  readonly onBatch?: (size: number) => void;
+}
+
+interface PendingAppend {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: number | null;
+  readonly keys: readonly string[];
+  readonly canon: readonly string[];
+  readonly meta: readonly string[];
+  readonly context: unknown;
+}
+
+interface ItemRow {
+  item: number;
+  outcome: 'ok' | 'conflict' | 'duplicate';
+  version: string;
+  last_hash: string | null;
+  positions: string[] | null;
+}
+
 export class PostgresEventStore implements EventStore {
-  constructor(private readonly pool: pg.Pool) {
+  private readonly queue: GroupCommitQueue<PendingAppend, AppendResult>;
+  private readonly inline: readonly InlineProjection<pg.ClientBase>[];
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresEventStoreOptions = {},
+  ) {
     // A checked-out client whose connection the server ends (shutdown, DROP DATABASE … FORCE) emits
     // 'error'; the query in flight still rejects, so the event itself only needs a listener.
     pool.on('connect', (client) => client.on('error', () => undefined));
     pool.on('error', () => undefined);
+    this.inline = options.inline ?? [];
+    this.queue = new GroupCommitQueue(
+      (batch) => this.commitBatch(batch),
+      { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
+      options.onBatch,
+    );
   }
 
-  async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
-    if (events.length === 0) throw new RangeError('append needs at least one event');
-    const expected = options.expectedVersion ?? 'any';
-    // Data goes over once, as canonical JSON: it is both the jsonb stored and the text the chain hashes.
-    const params = [
-      streamId,
-      expected === 'any' ? null : expected,
-      events.map((e) => e.type),
-      events.map((e) => canonicalJson(e.data)),
-      events.map((e) => JSON.stringify(e.metadata ?? {})),
-      [...(options.idempotencyKeys ?? [])],
-      options.summary === undefined ? null : JSON.stringify(options.summary),
-      options.notify ?? null,
-    ];
+  append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new RangeError('append needs at least one event'));
     try {
-      const result = options.holdOpen
-        ? await this.appendHeldOpen(params, options.holdOpen)
-        : await this.pool.query(APPEND_SQL, params);
-      const row = result.rows[0];
-      if (row.new_version === null) throw new ConcurrencyError(streamId, expected, Number(row.current_version));
-      return {
+      // Data goes over once, as canonical JSON: it is both the jsonb stored and the text the chain hashes.
+      const canon = events.map((e) => canonicalJson(e.data));
+      const meta = events.map((e) => JSON.stringify(e.metadata ?? {}));
+      assertStorable(streamId, canon, meta, events);
+      const expected = options.expectedVersion ?? 'any';
+      const pending: PendingAppend = {
         streamId,
-        version: Number(row.new_version),
-        globalPositions: row.positions,
-        lastHash: row.last_hash,
+        events,
+        expected: expected === 'any' ? null : expected,
+        keys: [...(options.idempotencyKeys ?? [])],
+        canon,
+        meta,
+        context: options.context,
       };
+      const bytes = canon.reduce((sum, text) => sum + text.length, 0);
+      return this.queue.submit(pending, bytes);
     } catch (error) {
-      throw this.translate(error, streamId, expected);
+      return Promise.reject(error);
     }
   }
 
-  /** The test seam of `holdOpen`: the same statement inside an explicit transaction kept open. */
-  private async appendHeldOpen(params: unknown[], holdOpen: () => Promise<void>): Promise<pg.QueryResult> {
+  /**
+   * One transaction for the batch. Items go sorted by stream id (same-stream items keep their order), so
+   * concurrent batches lock streams in one order. A statement error that rolled the batch back before its
+   * commit (bad data the checks missed, a failing inline projection) retries each item alone, so it fails
+   * only its own append; a lost connection fails every item of the batch (none was acknowledged).
+   */
+  private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchOutcome<AppendResult>> {
+    const order = batch.map((_, index) => index).sort((a, b) => compareText(batch[a].streamId, batch[b].streamId) || a - b);
+    const sorted = order.map((index) => batch[index]);
+    let rows: ItemRow[];
+    try {
+      rows = await this.transact(sorted);
+    } catch (error) {
+      if (batch.length === 1) throw translate(error, batch[0]);
+      if (!isRetryableAlone(error)) throw error;
+      const outcomes: BatchOutcome<AppendResult> = [];
+      for (const item of batch) {
+        try {
+          const [row] = await this.transact([item]);
+          outcomes.push(toOutcome(item, row));
+        } catch (itemError) {
+          outcomes.push({ ok: false, error: translate(itemError, item) });
+        }
+      }
+      return outcomes;
+    }
+    const outcomes: BatchOutcome<AppendResult> = new Array(batch.length);
+    rows.forEach((row, position) => {
+      outcomes[order[position]] = toOutcome(sorted[position], row);
+    });
+    return outcomes;
+  }
+
+  private async transact(items: readonly PendingAppend[]): Promise<ItemRow[]> {
+    const values = [
+      items.map((i) => i.streamId),
+      items.map((i) => i.expected),
+      items.map((i) => i.events.length),
+      items.flatMap((i) => i.events.map((e) => e.type)),
+      items.flatMap((i) => i.canon),
+      items.flatMap((i) => i.meta),
+      items.map((i) => i.keys.length),
+      items.flatMap((i) => i.keys),
+    ];
+    if (this.inline.length === 0) {
+      const result = await this.pool.query<ItemRow>({ ...APPEND_BATCH, values });
+      return result.rows;
+    }
     const client = await this.pool.connect();
+    let committing = false;
     try {
       await client.query('BEGIN');
-      const result = await client.query(APPEND_SQL, params);
-      await holdOpen();
+      const result = await client.query<ItemRow>({ ...APPEND_BATCH, values });
+      const appended: AppendedStream[] = [];
+      for (const row of result.rows) {
+        if (row.outcome !== 'ok') continue;
+        const item = items[row.item - 1];
+        appended.push({ streamId: item.streamId, events: item.events, version: Number(row.version), context: item.context });
+      }
+      if (appended.length > 0) {
+        for (const projection of this.inline) {
+          await projection.project(client, appended).catch((error: unknown) => {
+            throw new InlineProjectionError(projection.name, error);
+          });
+        }
+      }
+      committing = true;
       await client.query('COMMIT');
       client.release();
-      return result;
+      return result.rows;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);
-      throw error;
+      throw committing ? new CommitOutcomeUnknown(error) : error;
     }
-  }
-
-  private translate(error: unknown, streamId: string, expected: AppendOptions['expectedVersion']): unknown {
-    const pgError = error as { code?: string; constraint?: string };
-    if (pgError.code !== '23505') return error;
-    if (pgError.constraint === 'idempotency_keys_pkey') return new IdempotencyKeyTaken(streamId);
-    return new ConcurrencyError(streamId, expected ?? 'any', null);
   }
 
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
@@ -216,5 +253,56 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/** Code-unit order, the same on every replica (localeCompare would depend on the locale). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function toOutcome(item: PendingAppend, row: ItemRow): BatchOutcome<AppendResult>[number] {
+  const expected = item.expected ?? 'any';
+  if (row.outcome === 'conflict') return { ok: false, error: new ConcurrencyError(item.streamId, expected, Number(row.version)) };
+  if (row.outcome === 'duplicate') return { ok: false, error: new IdempotencyKeyTaken(item.streamId, Number(row.version)) };
+  return {
+    ok: true,
+    value: { streamId: item.streamId, version: Number(row.version), globalPositions: row.positions ?? [], lastHash: row.last_hash ?? '' },
+  };
+}
+
+/** A unique violation the locks should prevent (a stream created twice at once) is still a lost race. */
+function translate(error: unknown, item: PendingAppend): unknown {
+  const pgError = error as { code?: string; constraint?: string };
+  if (pgError.code !== '23505') return error;
+  if (pgError.constraint === 'idempotency_keys_pkey') return new IdempotencyKeyTaken(item.streamId);
+  return new ConcurrencyError(item.streamId, item.expected ?? 'any', null);
+}
+
+/** SQLSTATE classes of a broken connection or server: the batch's fate is not the items' fault. */
+const CONNECTION_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
+
+function isRetryableAlone(error: unknown): boolean {
+  if (error instanceof CommitOutcomeUnknown) return false;
+  if (error instanceof InlineProjectionError) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
+}
+
+/** The connection broke while COMMIT was under way: the batch may or may not have committed, so none is acknowledged. */
+export class CommitOutcomeUnknown extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the commit's outcome is unknown: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'CommitOutcomeUnknown';
+  }
+}
+
+export class InlineProjectionError extends Error {
+  constructor(
+    readonly projection: string,
+    override readonly cause: unknown,
+  ) {
+    super(`inline projection ${projection} failed: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'InlineProjectionError';
   }
 }

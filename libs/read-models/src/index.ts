@@ -1,17 +1,13 @@
 export { LruCache } from './lru-cache.js';
 export { SnapshotStore, SNAPSHOT_SCHEMA_VERSION, type Snapshot } from './snapshot-store.js';
 export { SessionViews, toDomainEvent, type LoadedState, type SessionViewsOptions } from './session-views.js';
-export * from './session-index.projector.js';
+export * from './session-index/session-index.projector.js';
+export { indexRowOf, type IndexPendingTurn, type StoredIndexRow } from './session-index/index-row.builder.js';
+export { summaryRowOf } from './session-summary/summary-row.builder.js';
+export { type SessionAppendContext, sessionSummaryProjection } from './session-summary/session-summary.projection.js';
 export { verifyChain, type ChainLink, type ChainVerdict, type StreamHeadLink } from './audit/chain-verification.js';
 export { deepDiff, DEFAULT_DIFFERENCE_LIMIT, type Difference } from './audit/deep-diff.js';
-export {
-  compareReadModels,
-  indexRowOf,
-  summaryRowOf,
-  type ReadModelComparison,
-  type StoredIndexRow,
-  type StoredReadModels,
-} from './audit/read-model-comparison.js';
+export { compareReadModels, type ReadModelComparison, type StoredReadModels } from './audit/read-model-comparison.js';
 export {
   auditSession,
   AuditSessionNotFoundError,
@@ -32,3 +28,4 @@ export {
   type RebuildResult,
 } from './rebuild/projection-rebuild.js';
 export type { RebuildPhase, RebuildProgress } from './rebuild/rebuild-progress.js';
+export { InvalidCursorError, listSessions, SESSION_STATUSES, type SessionListQuery } from './session-index/session-list.query.js';

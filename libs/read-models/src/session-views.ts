@@ -18,8 +18,12 @@ export interface LoadedState {
   readonly sessionId: string;
   readonly version: number;
   readonly state: SessionState;
-  /** Stream head hash at `version` (the chain link the next append extends). */
   readonly exists: boolean;
+  /**
+   * True when `version` was read from the stream head just now; false when it is this process's latest
+   * known state (`loadLatest`), which another replica may have moved past.
+   */
+  readonly fresh: boolean;
 }
 
 export interface SessionViewsOptions {
@@ -63,13 +67,24 @@ export class SessionViews {
   async load(sessionId: string, at?: number): Promise<LoadedState> {
     const streamId = toSessionStreamId(sessionId);
     const head = await this.store.head(streamId);
-    if (!head) return { sessionId, version: 0, state: initialSessionState(), exists: false };
+    if (!head) return { sessionId, version: 0, state: initialSessionState(), exists: false, fresh: true };
     const target = at === undefined ? head.version : Math.min(at, head.version);
-    const state = await this.stateAt(streamId, target);
-    return { sessionId, version: target, state, exists: true };
+    const state = await this.stateAt(streamId, target, target === head.version);
+    return { sessionId, version: target, state, exists: true, fresh: true };
   }
 
-  private async stateAt(streamId: string, target: number): Promise<SessionState> {
+  /**
+   * The latest state this process knows (its last write or read of the session), without a round trip;
+   * a session it does not hold is loaded from the store. For the writer, whose append verifies the version.
+   */
+  async loadLatest(sessionId: string): Promise<LoadedState> {
+    const cached = this.states.get(toSessionStreamId(sessionId));
+    if (!cached) return this.load(sessionId);
+    return { sessionId, version: cached.version, state: cached.state, exists: true, fresh: false };
+  }
+
+  /** Only a state at the head is cached as the session's latest: a time-travel fold must not pose as it. */
+  private async stateAt(streamId: string, target: number, atHead: boolean): Promise<SessionState> {
     const cached = this.states.get(streamId);
     let base: { version: number; state: SessionState } = { version: 0, state: initialSessionState() };
     if (cached && cached.version <= target) base = cached;
@@ -82,7 +97,7 @@ export class SessionViews {
       const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });
       for (const event of tail) state = evolve(state, toDomainEvent(event));
     }
-    if (!cached || cached.version <= target) this.states.set(streamId, { version: target, state });
+    if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state });
     return state;
   }
 

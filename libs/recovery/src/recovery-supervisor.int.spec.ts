@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
-import { SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
-import { LiveHub } from '../../../apps/session-api/src/live/live-hub.js';
-import { SessionWriter } from '../../../apps/session-api/src/sessions/session-writer.js';
+import { SessionIndexProjector, sessionSummaryProjection, SessionViews, SnapshotStore } from '#read-models';
+import { SessionWriter } from '#session-commands';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { LivenessRegistry } from './liveness-registry.js';
 import { findCandidates } from './recovery-candidates.js';
@@ -21,7 +20,7 @@ let clock = T0;
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 8 });
-  store = new PostgresEventStore(pool);
+  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   registry = new LivenessRegistry(pool);
 });
 afterAll(async () => {
@@ -42,7 +41,7 @@ beforeEach(async () => {
 /** One replica: its own view cache and writer over the shared database. */
 function replica(options: { store?: EventStore; decisions?: RecoveryDecision[]; pool?: pg.Pool } = {}) {
   const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
-  const writer = new SessionWriter(options.store ?? store, views, new LiveHub(pool));
+  const writer = new SessionWriter(options.store ?? store, views);
   const supervisor = new RecoverySupervisor(options.pool ?? pool, registry, views, writer, {
     clock: () => clock,
     onDecision: (decision) => options.decisions?.push(decision),

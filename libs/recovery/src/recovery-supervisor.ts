@@ -1,19 +1,14 @@
 import type pg from 'pg';
-import { decide, DomainError, evolve, type SessionCommand, type SessionEvent, type SessionState } from '#domain';
+import { decide, DomainError, evolve, type SessionCommand, type SessionState } from '#domain';
 import { ConcurrencyError } from '#event-store';
-import type { LoadedState, SessionViews } from '#read-models';
+import type { SessionViews } from '#read-models';
+import type { SessionWriter } from '#session-commands';
 import { type LivenessRegistry } from './liveness-registry.js';
 import { findCandidates, findContinuedSessions } from './recovery-candidates.js';
 import { decideRecovery, type RecoveryDecision } from './recovery-policy.js';
 
-/** The write path the decisions go through (the app's SessionWriter): appends at `expectedVersion` or throws ConcurrencyError. */
-export interface DecisionWriter {
-  write(
-    sessionId: string,
-    decide: (loaded: LoadedState) => { readonly events: readonly SessionEvent[]; readonly duplicate?: boolean },
-    options: { readonly expectedVersion?: number },
-  ): Promise<{ readonly appended: number; readonly version: number }>;
-}
+/** The write path the decisions go through (#session-commands): appends at `expectedVersion` or throws ConcurrencyError. */
+export type DecisionWriter = Pick<SessionWriter, 'write'>;
 
 export interface SweepResult {
   readonly examined: number;

@@ -2,6 +2,8 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown 
 import pg from 'pg';
 import { instrumentEventStore, PostgresEventStore } from '#event-store';
 import { Metrics } from '#platform';
+import { sessionSummaryProjection } from '#read-models';
+import { liveNotifyProjection } from '../live/live-notify.projection.js';
 
 export const PG_POOL = Symbol('PG_POOL');
 export const EVENT_STORE = Symbol('EVENT_STORE');
@@ -28,13 +30,20 @@ export class DatabaseModule implements OnApplicationShutdown {
         {
           provide: EVENT_STORE,
           useFactory: (pool: pg.Pool, metrics: Metrics) =>
-            instrumentEventStore(new PostgresEventStore(pool), {
+            // Inline read models, in the append's transaction: the session summary row and the live NOTIFY.
+            instrumentEventStore(
+              new PostgresEventStore(pool, {
+                inline: [sessionSummaryProjection, liveNotifyProjection],
+                onBatch: (size) => metrics.appendBatchSize.observe(size),
+              }),
+              {
               appended({ outcome, seconds, types }) {
                 metrics.appends.inc({ outcome });
                 metrics.appendLatency.observe(seconds);
                 for (const type of types) metrics.appendedEvents.inc({ type });
               },
-            }),
+              },
+            ),
           inject: [PG_POOL, Metrics],
         },
       ],

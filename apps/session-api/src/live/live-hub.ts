@@ -11,8 +11,7 @@ import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { LruCache } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
-
-export const NOTIFY_CHANNEL = 'chronicle_session_appended';
+import { NOTIFY_CHANNEL } from './live.constants.js';
 
 /** Reconnect backoff of the LISTEN connection: doubles from the first delay up to the cap. */
 const RECONNECT_FIRST_MS = 100;
@@ -22,7 +21,7 @@ const EMITTED_SESSIONS = 10_000;
 
 /**
  * Tells live subscribers that a session changed. Fed in process by the write path and, for writes made
- * by other replicas, by LISTEN on the channel the append statement notifies (no extra round trip).
+ * by other replicas, by LISTEN on the channel the append transaction notifies (`liveNotifyProjection`).
  *
  * Each local append is seen twice (the writer's `changed` call and the echo of its own NOTIFY), so
  * `changed` is idempotent per (session, version): only a version higher than the last one emitted for

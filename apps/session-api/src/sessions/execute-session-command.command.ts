@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
 import type { SessionCommand } from '#domain';
-import type { WriteOptions } from './session-writer.js';
-import type { WriteResult } from './write-result.js';
+import type { WriteOptions, WriteResult } from '#session-commands';
 
 /** Every ingestion route becomes one of these: a domain command for one session, with its preconditions. */
 export class ExecuteSessionCommand extends Command<WriteResult> {

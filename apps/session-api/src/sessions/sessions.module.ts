@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { EventStore } from '#event-store';
 import { type ChronicleConfig, Metrics } from '#platform';
 import { SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
+import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
 import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 import { LiveController } from '../live/live.controller.js';
@@ -12,7 +13,6 @@ import { ExecuteSessionCommandHandler } from './execute-session-command.handler.
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
 import { IngestionController } from './ingestion.controller.js';
 import { SessionQueriesController } from './session-queries.controller.js';
-import { SessionWriter } from './session-writer.js';
 import { SessionsController } from './sessions.controller.js';
 
 const logger = new Logger('Sessions');
@@ -22,8 +22,13 @@ const logger = new Logger('Sessions');
   providers: [
     ExecuteSessionCommandHandler,
     GetSessionEventsHandler,
-    SessionWriter,
     LiveHub,
+    {
+      provide: SessionWriter,
+      useFactory: (store: EventStore, views: SessionViews, hub: LiveHub) =>
+        new SessionWriter(store, views, { onCommitted: (sessionId, version) => hub.changed(sessionId, version) }),
+      inject: [EVENT_STORE, SessionViews, LiveHub],
+    },
     { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
     {
       provide: SessionViews,

@@ -1,7 +1,2 @@
-/** The answer of every write of the contract. */
-export interface WriteResult {
-  readonly sessionId: string;
-  readonly version: number;
-  readonly appended: number;
-  readonly duplicate: boolean;
-}
+/** The answer of every write of the contract (defined with the write path in #session-commands). */
+export type { WriteResult } from '#session-commands';

@@ -1,9 +1,11 @@
 import { chainHash } from '../event-hash.js';
 import {
+  type AppendedStream,
   compareCheckpoints,
   ConcurrencyError,
   type EventStore,
   IdempotencyKeyTaken,
+  type InlineProjection,
   START,
   type StoredEvent,
 } from '../event-store.js';
@@ -27,19 +29,54 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: 
 
 const ev = (n: number) => ({ type: 'Noted', data: { n, text: `event ${n}`, at: 1779344917.2780898 } });
 
+/** An append's context for the `hold` projection: its transaction stays open until `hold` settles. */
+interface HoldContext {
+  readonly hold: () => Promise<void>;
+}
+
+/** Inline projections the contract installs: one that holds transactions open, one that records what it saw. */
+function contractProjections(seen: AppendedStream[]): InlineProjection[] {
+  return [
+    {
+      name: 'hold',
+      async project(_tx, appended) {
+        for (const append of appended) await (append.context as HoldContext | undefined)?.hold?.();
+      },
+    },
+    {
+      name: 'record',
+      async project(_tx, appended) {
+        seen.push(...appended);
+      },
+    },
+  ];
+}
+
+/** What a store under contract gives the suite: the store, built with the suite's inline projections, and a fault. */
+export interface ContractHarness {
+  readonly store: EventStore;
+  /** Breaks the store's connections that are inside a transaction now (the database going away mid-batch). */
+  sever(): Promise<void>;
+}
+
 /**
  * ONE contract suite, run unchanged against every store (in memory, test PostgreSQL, embedded PostgreSQL).
- * `open` returns a fresh store; stream ids are unique per test so stores may be shared.
+ * `open` returns a fresh store with the given inline projections; stream ids are unique per test so stores
+ * may be shared.
  */
-export function eventStoreContract(name: string, open: () => Promise<EventStore>): void {
+export function eventStoreContract(name: string, open: (inline: readonly InlineProjection[]) => Promise<ContractHarness>): void {
   describe(`event store contract: ${name}`, () => {
     let store: EventStore;
+    let harness: ContractHarness;
+    const seen: AppendedStream[] = [];
     let seq = 0;
     const streamId = (label: string) => `${label}-${process.pid}-${Date.now()}-${++seq}`;
     const mine = (events: readonly StoredEvent[], ids: string[]) => events.filter((e) => ids.includes(e.streamId));
+    const holding = (hold: () => Promise<void>): { context: HoldContext } => ({ context: { hold } });
 
     beforeAll(async () => {
-      store = await open();
+      harness = await open(contractProjections(seen));
+      store = harness.store;
     });
     afterAll(async () => {
       await store.close();
@@ -158,12 +195,14 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       );
       const gate = deferred();
       const written = deferred();
-      const held = store.append(early, [ev(1)], {
-        holdOpen: () => {
+      const held = store.append(
+        early,
+        [ev(1)],
+        holding(() => {
           written.resolve();
           return gate.promise;
-        },
-      });
+        }),
+      );
       await written.promise;
       await store.append(late, [ev(2)]);
 
@@ -182,12 +221,94 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
     it('stores nothing when a held transaction is abandoned', async () => {
       const id = streamId('abandoned');
       const gate = deferred();
-      const held = store.append(id, [ev(1)], { holdOpen: () => gate.promise });
+      const held = store.append(id, [ev(1)], holding(() => gate.promise));
       gate.reject(new Error('client went away'));
       await expect(held).rejects.toThrow('client went away');
       expect(await store.readStream(id)).toEqual([]);
       await store.append(id, [ev(2)], { expectedVersion: 0 });
       expect((await store.readStream(id)).map((e) => e.version)).toEqual([1]);
+    });
+
+    it('hands each committed append to the inline projections with its context and version', async () => {
+      const id = streamId('inline');
+      const context = { marker: id };
+      await store.append(id, [ev(1), ev(2)], { context });
+      const entry = seen.find((a) => a.streamId === id);
+      expect(entry).toMatchObject({ streamId: id, version: 2, context });
+      expect(entry?.events.map((e) => e.data)).toEqual([ev(1).data, ev(2).data]);
+    });
+
+    it('commits concurrent writers to many streams when one of them conflicts', async () => {
+      const ids = Array.from({ length: 12 }, (_, i) => streamId(`many-${i}`));
+      await Promise.all(ids.map((id) => store.append(id, [ev(0)])));
+      const outcomes = await Promise.allSettled(
+        ids.map((id, i) => store.append(id, [ev(1), ev(2)], { expectedVersion: i === 5 ? 0 : 1 })),
+      );
+      outcomes.forEach((outcome, i) => {
+        if (i === 5) expect(outcome.status === 'rejected' && outcome.reason).toBeInstanceOf(ConcurrencyError);
+        else expect(outcome).toMatchObject({ status: 'fulfilled', value: { version: 3 } });
+      });
+      const stored = await Promise.all(ids.map((id) => store.readStream(id)));
+      expect(stored.map((events) => events.length)).toEqual(ids.map((_, i) => (i === 5 ? 1 : 3)));
+    });
+
+    it('refuses the second of two concurrent appends with one idempotency key, and only that one', async () => {
+      const id = streamId('dup-batch');
+      const others = Array.from({ length: 6 }, (_, i) => streamId(`dup-other-${i}`));
+      const outcomes = await Promise.allSettled([
+        store.append(id, [ev(1)], { idempotencyKeys: ['run:r1'] }),
+        ...others.map((other) => store.append(other, [ev(1)], { idempotencyKeys: ['run:r1'] })),
+        store.append(id, [ev(2)], { idempotencyKeys: ['run:r1'] }),
+      ]);
+      const mineOutcomes = [outcomes[0], outcomes[outcomes.length - 1]];
+      expect(mineOutcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const refused = mineOutcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused?.reason).toBeInstanceOf(IdempotencyKeyTaken);
+      expect(outcomes.slice(1, -1).every((o) => o.status === 'fulfilled')).toBe(true);
+      expect(await store.readStream(id)).toHaveLength(1);
+    });
+
+    it('refuses an append with text PostgreSQL cannot store without failing the appends beside it', async () => {
+      const bad = streamId('nul');
+      const good = Array.from({ length: 4 }, (_, i) => streamId(`beside-${i}`));
+      const outcomes = await Promise.allSettled([
+        ...good.map((id) => store.append(id, [ev(1)])),
+        store.append(bad, [{ type: 'Noted', data: { text: 'a\u0000b' } }]),
+        store.append(bad, [{ type: 'Noted', data: { text: 'lone \ud800 surrogate' } }]),
+      ]);
+      expect(outcomes.slice(0, 4).every((o) => o.status === 'fulfilled')).toBe(true);
+      expect(outcomes.slice(4).every((o) => o.status === 'rejected')).toBe(true);
+      expect(await store.readStream(bad)).toEqual([]);
+    });
+
+    it('acknowledges no write it lost when the connection breaks mid-batch: each append is whole or absent', async () => {
+      const gate = deferred();
+      const written = deferred();
+      const held = streamId('severed');
+      const ids = Array.from({ length: 8 }, (_, i) => streamId(`severed-${i}`));
+      const first = store.append(
+        held,
+        [ev(1), ev(2)],
+        holding(() => {
+          written.resolve();
+          return gate.promise;
+        }),
+      );
+      const rest = ids.map((id) => store.append(id, [ev(1), ev(2), ev(3)]));
+      await written.promise;
+      await harness.sever();
+      gate.resolve();
+      const outcomes = await Promise.allSettled([first, ...rest]);
+      expect(outcomes[0].status).toBe('rejected');
+      const streams = [held, ...ids];
+      const stored = await Promise.all(streams.map((id) => store.readStream(id)));
+      outcomes.forEach((outcome, i) => {
+        const count = stored[i].length;
+        if (outcome.status === 'fulfilled') expect(count).toBe(i === 0 ? 2 : 3);
+        else expect([0, i === 0 ? 2 : 3]).toContain(count);
+      });
+      const after = await store.append(streamId('after-sever'), [ev(1)], { expectedVersion: 0 });
+      expect(after.version).toBe(1);
     });
   });
 }

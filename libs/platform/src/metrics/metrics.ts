@@ -15,9 +15,16 @@ export class Metrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  readonly appendBatchSize = new Histogram({
+    name: 'chronicle_append_batch_size',
+    help: 'Appends sent together in one group-committed transaction',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [this.registry],
+  });
+
   readonly appendLatency = new Histogram({
     name: 'chronicle_append_duration_seconds',
-    help: 'Latency of one append transaction',
+    help: 'Latency of one append (queueing for its group commit included)',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [this.registry],
   });

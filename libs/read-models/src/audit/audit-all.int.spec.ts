@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
+import { sessionSummaryProjection } from '../session-summary/session-summary.projection.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
-import { SessionIndexProjector } from '../session-index.projector.js';
+import { SessionIndexProjector } from '../session-index/session-index.projector.js';
 import { type AuditProgress, auditAll } from './audit-all.js';
 import { newViews, newWriter, snapshotStored, writeSession } from './audit.fixtures.js';
 
@@ -14,9 +15,9 @@ const SESSIONS = ['all-1', 'all-2', 'all-3', 'all-4', 'all-5', 'all-6', 'all-7']
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 6 });
-  store = new PostgresEventStore(pool);
+  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   const views = newViews(store, pool);
-  const writer = newWriter(store, views, pool);
+  const writer = newWriter(store, views);
   for (const sessionId of SESSIONS) await writeSession(writer, sessionId, 3);
   for (const sessionId of SESSIONS) await snapshotStored(pool, sessionId, 3);
   await new SessionIndexProjector(pool, store, views).catchUp();

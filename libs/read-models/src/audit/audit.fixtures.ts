@@ -1,8 +1,7 @@
 import type pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
-import { LiveHub } from '../../../../apps/session-api/src/live/live-hub.js';
-import { SessionWriter } from '../../../../apps/session-api/src/sessions/session-writer.js';
+import { SessionWriter } from '#session-commands';
 import { SessionViews } from '../session-views.js';
 import { SnapshotStore } from '../snapshot-store.js';
 
@@ -34,7 +33,7 @@ export async function writeSession(writer: SessionWriter, sessionId: string, exc
   for (let n = 1; n <= exchanges; n += 1) await writer.write(sessionId, () => ({ events: [exchange(n)] }));
 }
 
-export const newWriter = (store: EventStore, views: SessionViews, pool: pg.Pool) => new SessionWriter(store, views, new LiveHub(pool));
+export const newWriter = (store: EventStore, views: SessionViews) => new SessionWriter(store, views);
 
 /** Snapshots are taken after the append answered: wait until the one at `version` is stored. */
 export async function snapshotStored(pool: pg.Pool, sessionId: string, version: number): Promise<void> {

@@ -1,37 +1,15 @@
 import {
   evolveAll,
   initialSessionState,
-  type MarkerCounts,
   render,
   renderTranscript,
   type SessionEvent,
   type SessionState,
   type SessionView,
 } from '#domain';
+import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
+import { summaryRowOf } from '../session-summary/summary-row.builder.js';
 import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from './deep-diff.js';
-
-/** A `session_index` row (columns in camelCase, `session_id` aside): written by the projector and the rebuild, read back by the audit. */
-export interface StoredIndexRow {
-  readonly version: number;
-  readonly title: string | null;
-  readonly parentSessionId: string | null;
-  readonly status: string;
-  readonly archived: boolean;
-  readonly createdAt: number | null;
-  readonly lastActivityAt: number | null;
-  readonly messageCount: number;
-  readonly pendingTurn: IndexPendingTurn | null;
-  readonly markers: MarkerCounts;
-}
-
-/** The contract's `pendingTurn` (plus `source`, as `GET /v1/sessions/{id}` answers it). */
-export interface IndexPendingTurn {
-  readonly runId: string;
-  readonly text: string;
-  readonly attachments: readonly unknown[];
-  readonly submittedAt: number;
-  readonly source: string | null;
-}
 
 /** Everything stored or cached about one session at audit time, each at the version it was written at. */
 export interface StoredReadModels {
@@ -49,48 +27,6 @@ export interface ReadModelComparison {
   readonly storedHash: string;
   readonly replayedHash: string;
   readonly differences: readonly Difference[];
-}
-
-/** The inline summary the writer stores with every append (`session_summaries.data`); the writer and the audit both use this one builder. */
-export function summaryRowOf(state: SessionState, version: number) {
-  return {
-    sessionId: state.sessionId,
-    title: state.title,
-    parentSessionId: state.parentSessionId,
-    archived: state.archived,
-    createdAt: state.createdAt,
-    lastActivityAt: state.lastActivityAt,
-    pendingTurn: state.pending,
-    version,
-  };
-}
-
-/**
- * The `session_index` row for a view folded at `version`: the one builder of the projector, the rebuild and the
- * audit (which compares the stored row with this built from a replay).
- */
-export function indexRowOf(view: SessionView, version: number): StoredIndexRow {
-  const s = view.summary;
-  const p = s.pendingTurn;
-  return {
-    version,
-    title: s.title,
-    parentSessionId: s.parentSessionId,
-    status: s.status,
-    archived: s.archived,
-    createdAt: s.createdAt,
-    lastActivityAt: s.lastActivityAt,
-    messageCount: s.messageCount,
-    pendingTurn: p
-      ? { runId: p.runId, text: p.text, attachments: p.attachments, submittedAt: p.submittedAt, source: p.source }
-      : null,
-    markers: {
-      pending: s.markers.pending,
-      recovered: s.markers.recovered,
-      noOutput: s.markers.noOutput,
-      neutral: s.markers.neutral,
-    },
-  };
 }
 
 /** Folds once, keeping the state at each version a stored model was written at (`evolveAll` never mutates its input). */

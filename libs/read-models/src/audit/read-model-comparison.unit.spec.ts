@@ -1,5 +1,7 @@
 import { evolveAll, initialSessionState, render, type SessionEvent } from '#domain';
-import { compareReadModels, indexRowOf, type StoredReadModels, summaryRowOf } from './read-model-comparison.js';
+import { indexRowOf } from '../session-index/index-row.builder.js';
+import { summaryRowOf } from '../session-summary/summary-row.builder.js';
+import { compareReadModels, type StoredReadModels } from './read-model-comparison.js';
 
 const events: SessionEvent[] = [
   { type: 'SessionStarted', data: { sessionId: 's1', title: 'Plans', parentSessionId: null, createdAt: 100 } },

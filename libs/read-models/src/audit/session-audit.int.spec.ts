@@ -2,7 +2,7 @@ import pg from 'pg';
 import { toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { useTestDatabase } from '../../../../test/support/database.js';
-import { SessionIndexProjector } from '../session-index.projector.js';
+import { SessionIndexProjector } from '../session-index/session-index.projector.js';
 import { newViews, newWriter, snapshotStored, writeSession } from './audit.fixtures.js';
 import { type AuditDeps, auditSession, AuditSessionNotFoundError } from './session-audit.js';
 
@@ -16,7 +16,7 @@ beforeAll(() => {
 /** A session of 5 events with a snapshot at 3, its summary row and its index row; audited by a cold replica. */
 async function given(sessionId: string): Promise<AuditDeps> {
   const views = newViews(store, pool);
-  await writeSession(newWriter(store, views, pool), sessionId, 4);
+  await writeSession(newWriter(store, views), sessionId, 4);
   await snapshotStored(pool, sessionId, 3);
   await new SessionIndexProjector(pool, store, views).catchUp();
   return { pool, store, views: newViews(store, pool) };
@@ -92,7 +92,7 @@ describe('auditing one session', () => {
 
   it('does not count an index the projector has not reached yet as a difference', async () => {
     const views = newViews(store, pool);
-    await writeSession(newWriter(store, views, pool), 'lag-1', 1);
+    await writeSession(newWriter(store, views), 'lag-1', 1);
     expect((await auditSession({ pool, store, views }, 'lag-1')).match).toBe(true);
   });
 

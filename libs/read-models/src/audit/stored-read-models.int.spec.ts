@@ -2,7 +2,7 @@ import pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { useTestDatabase } from '../../../../test/support/database.js';
-import { SessionIndexProjector } from '../session-index.projector.js';
+import { SessionIndexProjector } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { newViews, newWriter, T0, writeSession } from './audit.fixtures.js';
 import { auditSession } from './session-audit.js';
@@ -44,7 +44,7 @@ describe('reading stored read models', () => {
 
   it('reads back the pending turn and marker counts the projector stored, and the audit compares them', async () => {
     const views = newViews(store, pool);
-    const writer = newWriter(store, views, pool);
+    const writer = newWriter(store, views);
     await writeSession(writer, 'pend-1', 1);
     await writer.write('pend-1', () => ({ events: [submitted('run-1')] }));
     await writeSession(writer, 'mark-1', 1);

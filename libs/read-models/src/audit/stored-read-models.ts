@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { StoredEvent } from '#event-store';
-import { SESSION_INDEX } from '../session-index.projector.js';
+import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
-import type { StoredIndexRow } from './read-model-comparison.js';
+import type { StoredIndexRow } from '../session-index/index-row.builder.js';
 
 export async function readSnapshots(pool: pg.Pool, streamId: string) {
   const result = await pool.query(

@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
-import { listSessions } from '../../../../apps/session-api/src/sessions/session-list.js';
+import { sessionSummaryProjection } from '../session-summary/session-summary.projection.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
 import { auditAll } from '../audit/audit-all.js';
 import { exchange, newViews, newWriter, snapshotStored, writeSession } from '../audit/audit.fixtures.js';
-import { readCheckpoint, SessionIndexProjector } from '../session-index.projector.js';
+import { readCheckpoint, SessionIndexProjector } from '../session-index/session-index.projector.js';
+import { listSessions } from '../session-index/session-list.query.js';
 import type { SessionViews } from '../session-views.js';
 import { ProjectionNotFoundError, RebuildInProgressError, rebuildProjection } from './projection-rebuild.js';
 
@@ -14,12 +15,12 @@ let pool: pg.Pool;
 let store: EventStore;
 let views: SessionViews;
 let projector: SessionIndexProjector;
-const writer = () => newWriter(store, views, pool);
+const writer = () => newWriter(store, views);
 
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 10 });
-  store = new PostgresEventStore(pool);
+  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   views = newViews(store, pool);
   projector = new SessionIndexProjector(pool, store, views);
   for (let i = 1; i <= 12; i += 1) await writeSession(writer(), `rb-${String(i).padStart(2, '0')}`, i % 4);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventStore } from '#event-store';
-import { SESSION_INDEX } from '../session-index.projector.js';
+import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { type RebuildProgress, RebuildTracker } from './rebuild-progress.js';
 import { rebuildSessionIndex } from './session-index.rebuild.js';
 import { rebuildSessionSnapshots, SESSION_SNAPSHOTS } from './session-snapshots.rebuild.js';

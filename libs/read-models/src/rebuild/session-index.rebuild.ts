@@ -1,9 +1,15 @@
 import type pg from 'pg';
 import { evolveAll, fromSessionStreamId, initialSessionState, render, toSessionStreamId } from '#domain';
 import { type Checkpoint, type EventStore, START } from '#event-store';
-import { indexRowOf, type StoredIndexRow } from '../audit/read-model-comparison.js';
+import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
 import { LruCache } from '../lru-cache.js';
-import { SESSION_INDEX, SESSION_INDEX_PROJECTOR_LOCK, upsertIndexRow, writeCheckpoint } from '../session-index.projector.js';
+import {
+  type IndexRowWrite,
+  SESSION_INDEX,
+  SESSION_INDEX_PROJECTOR_LOCK,
+  writeCheckpoint,
+  writeIndexRows,
+} from '../session-index/session-index.projector.js';
 import { toDomainEvent } from '../session-views.js';
 import type { RebuildTracker } from './rebuild-progress.js';
 import { createShadowTable, swapTables } from './table-swap.js';
@@ -33,7 +39,7 @@ async function freshRow(store: EventStore, sessionId: string): Promise<StoredInd
 }
 
 /** Reads the log from `after` to its visible end into `session_index_next`; returns the checkpoint reached. */
-async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Folded, inTransaction: boolean): Promise<Checkpoint> {
+async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Folded): Promise<Checkpoint> {
   const { client, store, tracker } = context;
   let checkpoint = after;
   for (;;) {
@@ -44,16 +50,17 @@ async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Fol
       const sessionId = fromSessionStreamId(event.streamId);
       if (sessionId) touched.set(sessionId, Math.max(touched.get(sessionId) ?? 0, event.version));
     }
-    if (!inTransaction) await client.query('BEGIN');
+    const rows: IndexRowWrite[] = [];
     for (const [sessionId, version] of touched) {
       if ((folded.get(sessionId) ?? 0) >= version) continue;
       const row = await freshRow(store, sessionId);
       if (!row) continue;
-      await upsertIndexRow(client, SESSION_INDEX_NEXT, sessionId, row);
+      rows.push({ sessionId, row });
       folded.set(sessionId, row.version);
-      tracker.rows += 1;
     }
-    if (!inTransaction) await client.query('COMMIT');
+    // One statement: the page's rows land together, inside the swap's transaction or on their own.
+    if (rows.length > 0) await writeIndexRows(client, SESSION_INDEX_NEXT, rows);
+    tracker.rows += rows.length;
     tracker.eventsReplayed += events.length;
     checkpoint = next;
     tracker.report();
@@ -71,7 +78,7 @@ export async function rebuildSessionIndex(context: IndexRebuildContext): Promise
   const { client, tracker } = context;
   await createShadowTable(client, SESSION_INDEX, SESSION_INDEX_NEXT);
   const folded: Folded = new LruCache(10_000);
-  const filled = await fill(context, START, folded, false);
+  const filled = await fill(context, START, folded);
   await context.beforeSwap?.();
   for (let attempt = 1; ; attempt += 1) {
     await client.query('BEGIN');
@@ -79,7 +86,7 @@ export async function rebuildSessionIndex(context: IndexRebuildContext): Promise
       await client.query('SELECT pg_advisory_xact_lock($1)', [SESSION_INDEX_PROJECTOR_LOCK]);
       await client.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [SESSION_INDEX]);
       tracker.report('catch-up');
-      const caughtUp = await fill(context, filled, folded, true);
+      const caughtUp = await fill(context, filled, folded);
       tracker.report('swap');
       const counted = await client.query(`SELECT count(*)::int AS rows FROM ${SESSION_INDEX_NEXT}`);
       // A long reader must not hold every other reader queued behind the swap: give up and retry instead.

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { EventStore } from '#event-store';
-import { useTestDatabase } from '../../../test/support/database.js';
-import { newViews, newWriter, writeSession } from './audit/audit.fixtures.js';
+import { useTestDatabase } from '../../../../test/support/database.js';
+import { newViews, newWriter, writeSession } from '../audit/audit.fixtures.js';
 import { SessionIndexProjector } from './session-index.projector.js';
 
 const db = useTestDatabase();
@@ -26,7 +26,7 @@ describe('the session index projector', () => {
       passes += 1;
       return catchUp();
     };
-    await writeSession(newWriter(store, views, pool), 'poke-1', 2);
+    await writeSession(newWriter(store, views), 'poke-1', 2);
     for (let i = 0; i < 10; i += 1) projector.poke();
     expect(passes).toBe(0);
     await sleep(150);
@@ -40,7 +40,7 @@ describe('the session index projector', () => {
     const views = newViews(store, pool);
     const lags: number[] = [];
     const projector = new SessionIndexProjector(pool, store, views, { onLag: (lag) => lags.push(lag) });
-    await writeSession(newWriter(store, views, pool), 'tick-1', 1);
+    await writeSession(newWriter(store, views), 'tick-1', 1);
     projector.start(20);
     for (let i = 0; i < 100 && lags.length === 0; i += 1) await sleep(10);
     await projector.stop();

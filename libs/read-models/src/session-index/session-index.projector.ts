@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { type Checkpoint, type EventStore, START } from '#event-store';
-import { indexRowOf, type StoredIndexRow } from './audit/read-model-comparison.js';
-import type { SessionViews } from './session-views.js';
+import type { SessionViews } from '../session-views.js';
+import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
 
 export const SESSION_INDEX = 'session_index';
 /** Any fixed key: one replica at a time runs the projector (a rebuild's swap takes it too). */
@@ -18,9 +18,10 @@ export interface ProjectorOptions {
 }
 
 /**
- * The async `session_index` projector: reads the log in commit-safe order (`readAll`, xid8-fenced),
- * re-renders the summary of every session it touched and upserts its index row, moving the checkpoint
- * in the same transaction.
+ * The async `session_index` projector: reads the log in commit-safe order (`readAll`, xid8-fenced), renders
+ * each session the page touched once (at its newest version; the view cache usually holds it already) and
+ * writes every index row and the checkpoint in one statement. The checkpoint is read once per catch-up:
+ * while this replica holds the advisory lock nobody else moves it.
  */
 export class SessionIndexProjector {
   private timer: NodeJS.Timeout | null = null;
@@ -97,10 +98,12 @@ export class SessionIndexProjector {
       const lock = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SESSION_INDEX_PROJECTOR_LOCK]);
       if (!lock.rows[0].ok) return 0;
       try {
+        let checkpoint = await readCheckpoint(client, SESSION_INDEX);
         let total = 0;
         for (;;) {
-          const read = await this.pass(client);
+          const { read, next } = await this.pass(client, checkpoint);
           total += read;
+          checkpoint = next;
           if (read === 0) break;
         }
         return total;
@@ -112,30 +115,21 @@ export class SessionIndexProjector {
     }
   }
 
-  private async pass(client: pg.PoolClient): Promise<number> {
-    const checkpoint = await readCheckpoint(client, SESSION_INDEX);
+  private async pass(client: pg.PoolClient, checkpoint: Checkpoint): Promise<{ read: number; next: Checkpoint }> {
     const { events, checkpoint: next } = await this.store.readAll({ after: checkpoint, limit: this.options.batchSize ?? 500 });
-    if (events.length === 0) return 0;
+    if (events.length === 0) return { read: 0, next };
     const sessions = new Set<string>();
     for (const event of events) {
       const sessionId = fromSessionStreamId(event.streamId);
       if (sessionId) sessions.add(sessionId);
     }
-    const rows: { sessionId: string; row: StoredIndexRow }[] = [];
+    const rows: IndexRowWrite[] = [];
     for (const sessionId of sessions) {
       const { version, view, exists } = await this.views.view(sessionId);
       if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
     }
-    await client.query('BEGIN');
-    try {
-      for (const { sessionId, row } of rows) await upsertIndexRow(client, SESSION_INDEX, sessionId, row);
-      await writeCheckpoint(client, SESSION_INDEX, next);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    }
-    return events.length;
+    await writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
+    return { read: events.length, next };
   }
 
   /** A count over the events past the checkpoint: only from the timer tick. */
@@ -168,35 +162,61 @@ export async function writeCheckpoint(client: pg.ClientBase, name: string, check
   );
 }
 
-/** Upserts a row built by `indexRowOf`; never moves a row back to an older version. */
-export async function upsertIndexRow(
+export interface IndexRowWrite {
+  readonly sessionId: string;
+  readonly row: StoredIndexRow;
+}
+
+/**
+ * Upserts rows built by `indexRowOf` (never moving a row back to an older version) and, when given, moves a
+ * projector's checkpoint: one statement, so rows and checkpoint commit together in one round trip.
+ */
+export async function writeIndexRows(
   client: pg.ClientBase,
   table: string,
-  sessionId: string,
-  row: StoredIndexRow,
+  rows: readonly IndexRowWrite[],
+  checkpoint?: { readonly name: string; readonly checkpoint: Checkpoint },
 ): Promise<void> {
+  const column = <T>(pick: (row: StoredIndexRow) => T) => rows.map(({ row }) => pick(row));
   await client.query(
-    `INSERT INTO ${table} (session_id, title, parent_session_id, status, archived, version, created_at,
-                           last_activity_at, message_count, pending_turn, markers)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb)
-     ON CONFLICT (session_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
-       status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
-       created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
-       message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
-       updated_at = now()
-     WHERE ${table}.version <= EXCLUDED.version`,
+    `WITH upserted AS (
+       INSERT INTO ${table} (session_id, title, parent_session_id, status, archived, version, created_at,
+                             last_activity_at, message_count, pending_turn, markers)
+       SELECT t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
+              t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[], $7::float8[],
+                     $8::float8[], $9::int[], $10::text[], $11::text[])
+              AS t(session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
+                   message_count, pending_turn, markers)
+       ON CONFLICT (session_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
+         status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
+         created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
+         message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
+         updated_at = now()
+       WHERE ${table}.version <= EXCLUDED.version
+       RETURNING 1),
+     moved AS (
+       INSERT INTO projection_checkpoints (name, transaction_id, global_position)
+       SELECT $12::text, $13::text::xid8, $14::bigint WHERE $12::text IS NOT NULL
+       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
+         global_position = EXCLUDED.global_position, updated_at = now()
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM upserted) AS rows, (SELECT count(*) FROM moved) AS checkpoints`,
     [
-      sessionId,
-      row.title,
-      row.parentSessionId,
-      row.status,
-      row.archived,
-      row.version,
-      row.createdAt,
-      row.lastActivityAt,
-      row.messageCount,
-      row.pendingTurn === null ? null : JSON.stringify(row.pendingTurn),
-      JSON.stringify(row.markers),
+      rows.map((r) => r.sessionId),
+      column((r) => r.title),
+      column((r) => r.parentSessionId),
+      column((r) => r.status),
+      column((r) => r.archived),
+      column((r) => r.version),
+      column((r) => r.createdAt),
+      column((r) => r.lastActivityAt),
+      column((r) => r.messageCount),
+      column((r) => (r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn))),
+      column((r) => JSON.stringify(r.markers)),
+      checkpoint?.name ?? null,
+      checkpoint?.checkpoint.transactionId ?? '0',
+      checkpoint?.checkpoint.globalPosition ?? '0',
     ],
   );
 }

@@ -1,0 +1,82 @@
+/** Bounds of one group commit. */
+export interface GroupCommitLimits {
+  /** Appends in one transaction. */
+  readonly maxItems: number;
+  /** Sum of the appends' sizes (their canonical data) in one transaction. */
+  readonly maxBytes: number;
+  /** Transactions in flight at once; the next batch forms while they run. */
+  readonly maxInFlight: number;
+}
+
+export const DEFAULT_GROUP_COMMIT: GroupCommitLimits = { maxItems: 256, maxBytes: 8 * 1024 * 1024, maxInFlight: 2 };
+
+interface Waiting<I, R> {
+  readonly item: I;
+  readonly bytes: number;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+/** Per-item results of one batch: a value or an error for each item, in the batch's order. */
+export type BatchOutcome<R> = ({ ok: true; value: R } | { ok: false; error: unknown })[];
+
+/**
+ * The write combiner. An item that finds a free slot is sent at once (no timer: one client's latency does not
+ * grow); items that arrive while every slot is busy wait and leave together, bounded by count and bytes, as
+ * soon as a slot frees. `commit` settles each item of a batch on its own, so one item's failure is only its own.
+ */
+export class GroupCommitQueue<I, R> {
+  private readonly waiting: Waiting<I, R>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly commit: (items: readonly I[]) => Promise<BatchOutcome<R>>,
+    private readonly limits: GroupCommitLimits = DEFAULT_GROUP_COMMIT,
+    private readonly onBatch?: (size: number) => void,
+  ) {}
+
+  submit(item: I, bytes: number): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.push({ item, bytes, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.limits.maxInFlight && this.waiting.length > 0) {
+      const batch = this.take();
+      this.inFlight += 1;
+      this.onBatch?.(batch.length);
+      this.run(batch).finally(() => {
+        this.inFlight -= 1;
+        this.pump();
+      });
+    }
+  }
+
+  private take(): Waiting<I, R>[] {
+    let bytes = 0;
+    let count = 0;
+    // An item larger than maxBytes still goes, alone.
+    while (count < this.waiting.length && count < this.limits.maxItems) {
+      const next = this.waiting[count];
+      if (count > 0 && bytes + next.bytes > this.limits.maxBytes) break;
+      bytes += next.bytes;
+      count += 1;
+    }
+    return this.waiting.splice(0, count);
+  }
+
+  private async run(batch: Waiting<I, R>[]): Promise<void> {
+    try {
+      const outcomes = await this.commit(batch.map((w) => w.item));
+      batch.forEach((waiting, index) => {
+        const outcome = outcomes[index];
+        if (outcome.ok) waiting.resolve(outcome.value);
+        else waiting.reject(outcome.error);
+      });
+    } catch (error) {
+      for (const waiting of batch) waiting.reject(error);
+    }
+  }
+}

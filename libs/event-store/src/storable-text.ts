@@ -1,0 +1,29 @@
+/**
+ * PostgreSQL refuses a NUL character and an unpaired UTF-16 surrogate in text and jsonb. Such an append is
+ * refused before it joins a group commit, so it cannot roll back the appends it would have shared a
+ * transaction with. In canonical JSON (JSON.stringify's escaping) both appear only as `\u` escapes: a NUL as
+ * `\u0000`, a lone surrogate as `\udXXX` (a paired one is written as the character itself).
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+
+export class UnstorableTextError extends Error {
+  /** The SQLSTATE PostgreSQL answers for the same text (untranslatable character), so callers map one code. */
+  readonly code = '22P05';
+  constructor(readonly streamId: string) {
+    super(`an event of stream ${streamId} holds text PostgreSQL cannot store (NUL or an unpaired surrogate)`);
+    this.name = 'UnstorableTextError';
+  }
+}
+
+export function assertStorable(
+  streamId: string,
+  canonicalData: readonly string[],
+  metadata: readonly string[],
+  events: readonly { readonly type: string }[],
+): void {
+  const bad =
+    canonicalData.some((text) => UNSTORABLE_ESCAPE.test(text)) ||
+    metadata.some((text) => UNSTORABLE_ESCAPE.test(text)) ||
+    events.some((event) => UNSTORABLE_ESCAPE.test(JSON.stringify(event.type)));
+  if (bad) throw new UnstorableTextError(streamId);
+}

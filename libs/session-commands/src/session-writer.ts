@@ -1,0 +1,143 @@
+import { DomainError, evolve, fromSessionStreamId, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
+import { type AppendResult, ConcurrencyError, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
+import { type LoadedState, type SessionAppendContext, SessionViews, toDomainEvent } from '#read-models';
+
+/** A lost race is re-decided on the new state this many times before the write gives up with the conflict. */
+const MAX_ATTEMPTS = 20;
+
+/** What a write decided: the events to append, or that the command was already applied (nothing to append). */
+export interface WriteDecision {
+  readonly events: readonly SessionEvent[];
+  readonly duplicate?: boolean;
+}
+
+export interface WriteOptions {
+  /** Client's precondition (body `expectedVersion` or `If-Match`): a moved stream is a conflict, never a retry. */
+  readonly expectedVersion?: number;
+  /** `Idempotency-Key` header (routes without a natural key). */
+  readonly idempotencyKey?: string;
+  /** Start of a stream (SessionStarted) rather than a write to an existing session. */
+  readonly creates?: boolean;
+  readonly requestId?: string;
+}
+
+/** The answer of every write of the contract. */
+export interface WriteResult {
+  readonly sessionId: string;
+  readonly version: number;
+  readonly appended: number;
+  readonly duplicate: boolean;
+}
+
+export interface SessionWriterOptions {
+  /** Told after every commit (the live hub: local subscribers hear of it without waiting for NOTIFY). */
+  readonly onCommitted?: (sessionId: string, version: number) => void;
+}
+
+/**
+ * The write path of every producer (the HTTP routes, the recovery supervisor, the CLI import): load the fold
+ * state, decide with the pure decider, evolve, append at the version decided on, remember the new state.
+ *
+ * The state comes from the process's cache when it has one, with no read of the stream head first: the
+ * append's own version check catches a cache another replica made stale, and then the write re-loads and
+ * re-decides. Whatever the append cannot verify is never answered from the cache alone: a refusal, a
+ * duplicate or a failed client precondition is checked again on a freshly loaded state first.
+ */
+export class SessionWriter {
+  constructor(
+    private readonly store: EventStore,
+    private readonly views: SessionViews,
+    private readonly options: SessionWriterOptions = {},
+  ) {}
+
+  async write(sessionId: string, decide: (loaded: LoadedState) => WriteDecision, options: WriteOptions = {}): Promise<WriteResult> {
+    const streamId = toSessionStreamId(sessionId);
+    const keys = options.idempotencyKey ? [`key:${options.idempotencyKey}`] : [];
+    let fresh = false;
+    for (let attempt = 1; ; attempt++) {
+      const loaded = fresh ? await this.views.load(sessionId) : await this.views.loadLatest(sessionId);
+      const verified = fresh || loaded.fresh;
+      const settle = <T>(answer: () => T): T | null => (verified ? answer() : null);
+      let decision: WriteDecision;
+      try {
+        if (!loaded.exists && !options.creates) {
+          throw new DomainError('SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+        }
+        if (options.expectedVersion !== undefined && options.expectedVersion !== loaded.version) {
+          throw new ConcurrencyError(streamId, options.expectedVersion, loaded.version);
+        }
+        if (keys.length > 0 && (await this.store.findIdempotencyKey(streamId, keys[0])) !== null) {
+          const answer = settle(() => ({ sessionId, version: loaded.version, appended: 0, duplicate: true }));
+          if (answer) return answer;
+          fresh = true;
+          continue;
+        }
+        decision = decide(loaded);
+      } catch (error) {
+        if (verified) throw error;
+        fresh = true;
+        continue;
+      }
+      if (decision.duplicate || decision.events.length === 0) {
+        const answer = settle(() => ({ sessionId, version: loaded.version, appended: 0, duplicate: Boolean(decision.duplicate) }));
+        if (answer) return answer;
+        fresh = true;
+        continue;
+      }
+      try {
+        const version = await this.append(sessionId, loaded, decision, keys, options.requestId);
+        return { sessionId, version, appended: decision.events.length, duplicate: false };
+      } catch (error) {
+        if (error instanceof IdempotencyKeyTaken) {
+          fresh = true;
+          continue;
+        }
+        if (!(error instanceof ConcurrencyError)) throw error;
+        // A stale cache is not the client's race: re-load and re-decide, also under a client precondition.
+        fresh = true;
+        const retry = (options.expectedVersion === undefined || !verified) && attempt < MAX_ATTEMPTS;
+        if (!retry) throw error;
+        if (verified) await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2)));
+      }
+    }
+  }
+
+  /**
+   * Appends events decided elsewhere (an import of exported streams) at `expectedVersion`, through the same
+   * fold and inline projections as a decided write; a stream that is not a session's is appended as it is.
+   */
+  async appendRecorded(streamId: string, events: readonly NewEvent[], expectedVersion: number): Promise<AppendResult> {
+    const sessionId = fromSessionStreamId(streamId);
+    if (sessionId === null) return this.store.append(streamId, events, { expectedVersion });
+    let loaded = await this.views.loadLatest(sessionId);
+    if (loaded.version !== expectedVersion && !loaded.fresh) loaded = await this.views.load(sessionId);
+    let state: SessionState = loaded.state;
+    if (loaded.version === expectedVersion) for (const event of events) state = evolve(state, toDomainEvent(event) as SessionEvent);
+    // A mismatch fails the append's version check below; the state handed along is then never committed.
+    const result = await this.store.append(streamId, events, { expectedVersion, context: { state } satisfies SessionAppendContext });
+    this.views.remember(sessionId, result.version, state);
+    return result;
+  }
+
+  /** Appends the decision's events after `loaded.version` with the evolved state for the inline projections. */
+  private async append(
+    sessionId: string,
+    loaded: LoadedState,
+    decision: WriteDecision,
+    keys: readonly string[],
+    requestId: string | undefined,
+  ): Promise<number> {
+    let state: SessionState = loaded.state;
+    for (const event of decision.events) state = evolve(state, event);
+    const context: SessionAppendContext = { state };
+    const metadata = requestId ? { requestId } : {};
+    const result = await this.store.append(
+      toSessionStreamId(sessionId),
+      decision.events.map((event) => ({ type: event.type, data: event.data, metadata })),
+      { expectedVersion: loaded.version, idempotencyKeys: keys, context },
+    );
+    this.views.remember(sessionId, result.version, state);
+    this.options.onCommitted?.(sessionId, result.version);
+    return result.version;
+  }
+}
