@@ -37,11 +37,11 @@ export class DatabaseModule implements OnApplicationShutdown {
                 onBatch: (size) => metrics.appendBatchSize.observe(size),
               }),
               {
-              appended({ outcome, seconds, types }) {
-                metrics.appends.inc({ outcome });
-                metrics.appendLatency.observe(seconds);
-                for (const type of types) metrics.appendedEvents.inc({ type });
-              },
+                appended({ outcome, seconds, types }) {
+                  metrics.appends.inc({ outcome });
+                  metrics.appendLatency.observe(seconds);
+                  for (const type of types) metrics.appendedEvents.inc({ type });
+                },
               },
             ),
           inject: [PG_POOL, Metrics],

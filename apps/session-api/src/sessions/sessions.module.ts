@@ -45,6 +45,7 @@ const logger = new Logger('Sessions');
       useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics) =>
         new SessionIndexProjector(pool, store, views, {
           onLag: (lag) => metrics.projectionLag.set({ projection: 'session_index' }, lag),
+          onPass: (seconds) => metrics.projectorBusy.inc({ projection: 'session_index' }, seconds),
           onError: (error) => logger.warn(`session index projector: ${(error as Error).message}`),
         }),
       inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics],

@@ -45,6 +45,13 @@ export class Metrics {
     help: 'Requests whose client went away mid-response (broken pipe, reset)',
     registers: [this.registry],
   });
+  readonly projectorBusy = new Counter({
+    name: 'chronicle_projector_busy_seconds_total',
+    help: 'Time an async projector spent in its passes (reading, rendering, writing), by projection',
+    labelNames: ['projection'] as const,
+    registers: [this.registry],
+  });
+
   readonly viewCache = new Counter({
     name: 'chronicle_view_cache_total',
     help: 'Rendered-view cache lookups, by result',

@@ -14,6 +14,8 @@ export interface ProjectorOptions {
   readonly debounceMs?: number;
   /** Events the checkpoint trails the log by; measured on every timer tick (a count, so not after every pass). */
   readonly onLag?: (events: number) => void;
+  /** Seconds each pass took, reading, rendering and writing (its share of the process's time under load). */
+  readonly onPass?: (seconds: number, events: number) => void;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -116,6 +118,7 @@ export class SessionIndexProjector {
   }
 
   private async pass(client: pg.PoolClient, checkpoint: Checkpoint): Promise<{ read: number; next: Checkpoint }> {
+    const started = performance.now();
     const { events, checkpoint: next } = await this.store.readAll({ after: checkpoint, limit: this.options.batchSize ?? 500 });
     if (events.length === 0) return { read: 0, next };
     const sessions = new Set<string>();
@@ -129,6 +132,7 @@ export class SessionIndexProjector {
       if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
     }
     await writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
+    this.options.onPass?.((performance.now() - started) / 1000, events.length);
     return { read: events.length, next };
   }
 
