@@ -6,7 +6,10 @@ import { request } from 'node:http';
  * /proc/<pid>/stat and it never shares an event loop with the load client. stdout goes to /dev/null
  * (Chronicle logs a line per request at LOG_LEVEL=info: realistic, and not the bench's business); the tail
  * of stderr is kept for the failure message. Every process started here is killed on exit, also on failure.
+ * The service configuration the shell may carry (CHRONICLE_*, DATABASE_URL, PORT, HOST, LOG_LEVEL, NODE_ENV) is
+ * not inherited: a bench run measures what the bench sets, nothing else.
  */
+const INHERITED_CONFIG = /^(CHRONICLE_.*|DATABASE_URL|PORT|HOST|LOG_LEVEL|NODE_ENV)$/;
 const running = new Set<ChildProcess>();
 
 export interface ServiceProcess {
@@ -18,7 +21,7 @@ export interface ServiceProcess {
 
 export function startServiceProcess(name: string, script: string, env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, ...env },
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_CONFIG.test(name))), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);
