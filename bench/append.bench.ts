@@ -19,6 +19,7 @@ import { SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
  * session as on a 100-message one (long/short ≤ 2×). Real write path without HTTP, on a throwaway embedded
  * PostgreSQL: views.load → decide → evolve → store.append(expectedVersion) → views.remember, as SessionWriter
  * does (libs/session-commands/src/session-writer.ts; no idempotency key, no live hub).
+ * `npm run bench` (bench/run.ts) calls `runAppendBench` with a database on its own durable cluster instead.
  */
 const SNAPSHOT_EVERY = 200;
 const ROWS_PER_BATCH = 10;
@@ -158,10 +159,32 @@ function command(target: Target, index: number): SessionCommand {
   return { type: 'RecordMessages', data: { rows: [{ role, content: `${role} bench row ${target.rowTime}`, timestamp: T0 + 1e6 + target.rowTime }] } };
 }
 
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'chronicle-append-bench-'));
-  chmodSync(dataDir, 0o755);
-  const db = await startEmbeddedDatabase({ dataDir, persistent: false });
+export interface AppendBenchOptions {
+  /** An empty database to migrate and use; without it a throwaway embedded PostgreSQL is started. */
+  readonly databaseUrl?: string;
+  /** Receives the detail lines (the tables `npm run bench:append` prints). */
+  readonly log?: (line: string) => void;
+}
+
+export interface AppendBenchResult {
+  readonly shortP50Ms: number;
+  readonly longP50Ms: number;
+  /** p50 append on the 10,000-message session ÷ p50 on the 100-message one. */
+  readonly p50Ratio: number;
+  readonly meanRatio: number;
+}
+
+export async function runAppendBench(options: AppendBenchOptions = {}): Promise<AppendBenchResult> {
+  const log = options.log ?? (() => undefined);
+  let dataDir: string | undefined;
+  let db: { url: string; stop(): Promise<void> };
+  if (options.databaseUrl) {
+    db = { url: options.databaseUrl, stop: async () => undefined };
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'chronicle-append-bench-'));
+    chmodSync(dataDir, 0o755);
+    db = await startEmbeddedDatabase({ dataDir, persistent: false });
+  }
   const pool = new pg.Pool({ connectionString: db.url, max: 10 });
   try {
     await runMigrations(db.url);
@@ -183,11 +206,11 @@ async function main(): Promise<void> {
     const settled = await settleSnapshots(snapshots, streamIds);
     for (const [i, target] of targets.entries()) {
       const head = await store.head(streamIds[i]);
-      console.log(
+      log(
         `seeded ${target.name}: ${target.messages} messages, ${head?.version} events, snapshot @${settled[i]}`,
       );
     }
-    console.log(`seeding took ${(ms(seedStart, now()) / 1000).toFixed(1)} s`);
+    log(`seeding took ${(ms(seedStart, now()) / 1000).toFixed(1)} s`);
 
     // Warm-up (JIT, pool connections), then N measured appends per session, alternating sessions and kinds.
     for (let i = 0; i < WARMUP; i += 1) for (const target of targets) await writer.write(target.sessionId, command(target, i));
@@ -197,28 +220,28 @@ async function main(): Promise<void> {
     }
     await settleSnapshots(snapshots, streamIds);
 
-    console.log('\nsession  messages  appends   p50 ms   p95 ms  mean ms');
+    log('\nsession  messages  appends   p50 ms   p95 ms  mean ms');
     for (const t of targets) {
       const totals = t.timings.map((x) => x.total);
-      console.log(
+      log(
         `${t.name.padEnd(7)} ${String(t.messages).padStart(9)} ${String(totals.length).padStart(8)} ${f(percentile(totals, 50))} ${f(percentile(totals, 95))} ${f(mean(totals))}`,
       );
     }
-    console.log('\nper step, mean ms (p95 ms):');
-    console.log(`session  ${STEPS.map((s) => s.padStart(17)).join('')}`);
+    log('\nper step, mean ms (p95 ms):');
+    log(`session  ${STEPS.map((s) => s.padStart(17)).join('')}`);
     for (const t of targets) {
       const cells = STEPS.map((s) => {
         const values = t.timings.map((x) => x[s]);
         return `${f(mean(values), 7)} (${f(percentile(values, 95), 6)})`.padStart(17);
       });
-      console.log(`${t.name.padEnd(8)} ${cells.join('')}`);
+      log(`${t.name.padEnd(8)} ${cells.join('')}`);
     }
     const maxTotals = targets.map((t) => Math.max(...t.timings.map((x) => x.total)));
-    console.log(`max single append ms: short ${maxTotals[0].toFixed(3)}, long ${maxTotals[1].toFixed(3)}`);
+    log(`max single append ms: short ${maxTotals[0].toFixed(3)}, long ${maxTotals[1].toFixed(3)}`);
 
     // Cold reads: process-level cache cleared before each one (snapshot + tail fold; then render).
-    console.log('\ncold read after views.clear(), median of', COLD_READS, '(ms):');
-    console.log('session     version    load   render');
+    log(`\ncold read after views.clear(), median of ${COLD_READS} (ms):`);
+    log('session     version    load   render');
     for (const t of targets) {
       const loads: number[] = [];
       const renders: number[] = [];
@@ -234,24 +257,27 @@ async function main(): Promise<void> {
         loads.push(ms(a, b));
         renders.push(ms(b, c));
       }
-      console.log(`${t.name.padEnd(7)} ${String(version).padStart(11)} ${f(percentile(loads, 50))} ${f(percentile(renders, 50))}`);
+      log(`${t.name.padEnd(7)} ${String(version).padStart(11)} ${f(percentile(loads, 50))} ${f(percentile(renders, 50))}`);
     }
 
     const [short, long] = targets.map((t) => t.timings.map((x) => x.total));
     const p50Ratio = percentile(long, 50) / percentile(short, 50);
-    console.log(`\nappend long/short p50 ratio: ${p50Ratio.toFixed(2)}`);
-    console.log(`append long/short ratio: ${(mean(long) / mean(short)).toFixed(2)} (mean)`);
+    log(`\nappend long/short p50 ratio: ${p50Ratio.toFixed(2)}`);
+    log(`append long/short ratio: ${(mean(long) / mean(short)).toFixed(2)} (mean)`);
+    return { shortP50Ms: percentile(short, 50), longP50Ms: percentile(long, 50), p50Ratio, meanRatio: mean(long) / mean(short) };
   } finally {
     await pool.end();
     await db.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runAppendBench({ log: (line) => console.log(line) }).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -14,6 +14,7 @@ import { benchMerge } from './merge.bench.js';
  * 100,000 events: turns of a submission, a streamed journal (tokens, a tool call and its completion, `done`),
  * a settle, and the agent store's copy of the turn (workspace-prefixed prompt, sub-second timestamps) observed
  * after it; every 40th turn is interrupted and its journal arrives after the decision.
+ * `npm run bench` (bench/run.ts) calls `runFoldBench` for its fold and merge figures.
  */
 const TARGET_EVENTS = 100_000;
 const TOKENS_PER_TURN = 300;
@@ -71,29 +72,44 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-const events = buildSession();
-const counts = new Map<string, number>();
-for (const event of events) counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
-const folds: number[] = [];
-const renders: number[] = [];
-const projections: number[] = [];
-let displayRows = 0;
-for (let run = 0; run < RUNS; run += 1) {
-  const fold = time(() => evolveAll(initialSessionState(), events));
-  folds.push(fold.ms);
-  renders.push(time(() => render(fold.result)).ms);
-  const projection = time(() => projectSession(events));
-  projections.push(projection.ms);
-  displayRows = projection.result.display.length;
+export interface FoldBenchResult {
+  /** `projectSession` over the 100,000-event session, events per second (median of the runs). */
+  readonly foldEventsPerSecond: number;
+  /** The 10k+10k merge reference scenario, median ms (from merge.bench.ts). */
+  readonly mergeMs: number;
 }
-const perSecond = (ms: number): string => Math.round(events.length / (ms / 1000)).toLocaleString('en-US');
-console.log(`events: ${events.length} (${[...counts].map(([type, n]) => `${type} ${n}`).join(', ')}); display rows: ${displayRows}`);
-console.table([
-  { step: 'evolveAll (fold only)', 'median ms': median(folds).toFixed(1), 'events/s': perSecond(median(folds)) },
-  { step: 'render (merge, markers)', 'median ms': median(renders).toFixed(1), 'events/s': '' },
-  { step: 'projectSession', 'median ms': median(projections).toFixed(1), 'events/s': perSecond(median(projections)) },
-]);
-const merge = benchMerge();
-// The two lines scripts read: keep them last.
-console.log(`fold events/s: ${Math.round(events.length / (median(projections) / 1000))}`);
-console.log(`merge 10k+10k ms: ${merge.ms.toFixed(1)}`);
+
+/** Builds the session, times fold, render and projectSession (median of RUNS) and the merge; `log` gets the detail. */
+export function runFoldBench(log: (...args: unknown[]) => void = () => undefined, table: (rows: object[]) => void = () => undefined): FoldBenchResult {
+  const events = buildSession();
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
+  const folds: number[] = [];
+  const renders: number[] = [];
+  const projections: number[] = [];
+  let displayRows = 0;
+  for (let run = 0; run < RUNS; run += 1) {
+    const fold = time(() => evolveAll(initialSessionState(), events));
+    folds.push(fold.ms);
+    renders.push(time(() => render(fold.result)).ms);
+    const projection = time(() => projectSession(events));
+    projections.push(projection.ms);
+    displayRows = projection.result.display.length;
+  }
+  const perSecond = (ms: number): string => Math.round(events.length / (ms / 1000)).toLocaleString('en-US');
+  log(`events: ${events.length} (${[...counts].map(([type, n]) => `${type} ${n}`).join(', ')}); display rows: ${displayRows}`);
+  table([
+    { step: 'evolveAll (fold only)', 'median ms': median(folds).toFixed(1), 'events/s': perSecond(median(folds)) },
+    { step: 'render (merge, markers)', 'median ms': median(renders).toFixed(1), 'events/s': '' },
+    { step: 'projectSession', 'median ms': median(projections).toFixed(1), 'events/s': perSecond(median(projections)) },
+  ]);
+  const merge = benchMerge();
+  return { foldEventsPerSecond: Math.round(events.length / (median(projections) / 1000)), mergeMs: merge.ms };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = runFoldBench(console.log, console.table);
+  // The two lines scripts read: keep them last.
+  console.log(`fold events/s: ${result.foldEventsPerSecond}`);
+  console.log(`merge 10k+10k ms: ${result.mergeMs.toFixed(1)}`);
+}

@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './bench-postgres.js';
+import { encodeRequest } from './http-load.js';
+import { httpCall, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
+
+/**
+ * Chronicle over HTTP: the real service (`node dist/apps/session-api/src/main.js`) as a child process on the
+ * bench cluster, and the journal-ingestion traffic it is measured with. Each load client owns one session:
+ * `POST /v1/sessions` then `POST …/submissions` (not timed), then streams
+ * `POST /v1/sessions/{id}/runs/{runId}/journal` with `events` of `eventsPerRequest` token events, seq + 1 each.
+ */
+export const API_KEY = 'bench-admin-key';
+const AUTH = { Authorization: `Bearer ${API_KEY}` };
+
+export interface Chronicle {
+  readonly port: number;
+  readonly service: ServiceProcess;
+}
+
+export async function startChronicle(databaseUrl: string, dataDir: string): Promise<Chronicle> {
+  const port = await freePort();
+  mkdirSync(dataDir, { recursive: true });
+  const main = fileURLToPath(new URL('../apps/session-api/src/main.js', import.meta.url));
+  const service = startServiceProcess('chronicle', main, {
+    DATABASE_URL: databaseUrl,
+    CHRONICLE_API_KEYS: `${API_KEY}:admin`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    CHRONICLE_DATA_DIR: join(dataDir, 'chronicle'),
+    // The default limit (6000/min) would refuse the load; another engineer makes it "off" by default.
+    CHRONICLE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+    NODE_ENV: 'production',
+  });
+  await waitForHttp(service, port, '/health/ready');
+  return { port, service };
+}
+
+/** One client's session and journal position. */
+export interface JournalClient {
+  readonly sessionId: string;
+  readonly runId: string;
+  seq: number;
+}
+
+/** Starts one session per client with a submitted turn (the run the journal belongs to); throws on non-2xx. */
+export async function prepareJournalClients(port: number, prefix: string, count: number): Promise<JournalClient[]> {
+  const clients: JournalClient[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const sessionId = `${prefix}-c${i}`;
+    const runId = `${sessionId}-run`;
+    const started = await httpCall(port, 'POST', '/v1/sessions', { sessionId, title: `bench ${sessionId}` }, AUTH);
+    if (started.status !== 201) throw new Error(`POST /v1/sessions: ${started.status} ${started.body.slice(0, 300)}`);
+    const submitted = await httpCall(
+      port,
+      'POST',
+      `/v1/sessions/${sessionId}/submissions`,
+      { runId, text: `bench prompt ${i}`, submittedAt: Date.now() / 1000 },
+      AUTH,
+    );
+    if (submitted.status < 200 || submitted.status >= 300) {
+      throw new Error(`POST submissions: ${submitted.status} ${submitted.body.slice(0, 300)}`);
+    }
+    clients.push({ sessionId, runId, seq: 0 });
+  }
+  return clients;
+}
+
+/** The next journal POST of a client: `eventsPerRequest` token events continuing its seq. */
+export function journalRequest(client: JournalClient, eventsPerRequest: number, port: number): Buffer {
+  const createdAt = Date.now() / 1000;
+  const events = [];
+  for (let i = 0; i < eventsPerRequest; i += 1) {
+    client.seq += 1;
+    events.push({ seq: client.seq, event: 'token', payload: { text: 'tok ' }, createdAt });
+  }
+  return encodeRequest(
+    {
+      method: 'POST',
+      path: `/v1/sessions/${client.sessionId}/runs/${client.runId}/journal`,
+      headers: AUTH,
+      body: JSON.stringify({ events }),
+    },
+    port,
+  );
+}

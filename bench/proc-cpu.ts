@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU time of processes from /proc/<pid>/stat (Linux). utime+stime count every thread of the process (a Node
+ * service's libuv pool and GC threads included). For the PostgreSQL cluster: the postmaster and its live
+ * children (found by ppid), plus the postmaster's cutime+cstime, which hold the CPU of children it has already
+ * reaped — so a backend or autovacuum worker that exits during a phase is still counted.
+ */
+let ticksPerSecond: number | undefined;
+
+export function clockTicksPerSecond(): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ticksPerSecond;
+}
+
+interface Stat {
+  readonly ppid: number;
+  readonly utime: number;
+  readonly stime: number;
+  readonly cutime: number;
+  readonly cstime: number;
+}
+
+function readStat(pid: number): Stat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // exited meanwhile
+  }
+  // The command name (field 2) may contain spaces and parentheses: fields after the last ')' are positional.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): ppid = field 4, utime 14, stime 15, cutime 16, cstime 17.
+  return {
+    ppid: Number(fields[1]),
+    utime: Number(fields[11]),
+    stime: Number(fields[12]),
+    cutime: Number(fields[13]),
+    cstime: Number(fields[14]),
+  };
+}
+
+const toMs = (ticks: number): number => (ticks * 1000) / clockTicksPerSecond();
+
+/** CPU ms (user + system) a process has used so far, all threads; NaN when it is gone. */
+export function processCpuMs(pid: number): number {
+  const stat = readStat(pid);
+  return stat ? toMs(stat.utime + stat.stime) : Number.NaN;
+}
+
+/** CPU ms of a PostgreSQL cluster: postmaster (own + reaped children) and every live child of it. */
+export function clusterCpuMs(postmasterPid: number): number {
+  const postmaster = readStat(postmasterPid);
+  if (!postmaster) return Number.NaN;
+  let ticks = postmaster.utime + postmaster.stime + postmaster.cutime + postmaster.cstime;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && stat.ppid === postmasterPid) ticks += stat.utime + stat.stime;
+  }
+  return toMs(ticks);
+}
+
+/** Starts a CPU sample; `stop()` returns the ms used in between. */
+export function cpuMeter(read: () => number): { stop(): number } {
+  const before = read();
+  return { stop: () => read() - before };
+}

@@ -1,0 +1,493 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAppendBench } from './append.bench.js';
+import { freePort, startBenchCluster, type BenchCluster } from './bench-postgres.js';
+import { journalRequest, prepareJournalClients, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { runFoldBench } from './fold.bench.js';
+import { runHttpLoad, type LoadResult } from './http-load.js';
+import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
+import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
+import { renderTable, verdicts, type ResultRow } from './results-table.js';
+import { killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
+
+/**
+ * `npm run bench`: builds (package.json), then this orchestrator starts its own durable PostgreSQL 15, the
+ * servers under test as child processes, and runs every phase RUNS times, interleaved round by round (so a
+ * figure and its baseline are measured close in time on a shared machine). It prints one table and writes
+ * bench/RESULTS.md. Progress goes to stderr. Development knobs: BENCH_SECONDS (load per figure, default 4),
+ * BENCH_RUNS (default 3), BENCH_WARMUP_MS (default 1000).
+ *
+ * The load clients (HTTP and raw pg) run in this process's main thread; every server under test is its own
+ * process, so its CPU (from /proc) never includes the client's. The client still shares the cores with the
+ * servers, as any placement on this machine would; its own ceiling is a row of the table.
+ */
+const envNumber = (name: string, fallback: number): number => {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+};
+const SECONDS = envNumber('BENCH_SECONDS', 4);
+const RUNS = Math.round(envNumber('BENCH_RUNS', 3));
+const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1000);
+const DURATION_MS = SECONDS * 1000;
+/** After a CPU-sampled window: lets deferred work (snapshots, the projector's 1 s tick) land in the sample. */
+const SETTLE_MS = 1500;
+const RESULTS_FILE = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+
+const startedAt = performance.now();
+const progress = (message: string): void => {
+  process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+};
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Per-run samples by figure id; NaN where a run failed. */
+const samples = new Map<string, number[]>();
+const record = (id: string, round: number, value: number): void => {
+  const list = samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
+  list[round] = value;
+  samples.set(id, list);
+};
+const runsOf = (id: string): number[] => samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
+const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v, i) => v / runsOf(baseline)[i]!);
+
+/** Answer checks per HTTP figure, summed over runs. */
+interface Check {
+  answers: number;
+  non2xx: number;
+  errors: number;
+  first?: string;
+}
+const checks = new Map<string, Check>();
+const errors: string[] = [];
+
+function check(id: string, result: LoadResult): void {
+  const c = checks.get(id) ?? { answers: 0, non2xx: 0, errors: 0 };
+  c.answers += result.answers;
+  c.non2xx += result.non2xxTotal;
+  c.errors += result.errors;
+  c.first ??= result.firstNon2xx ?? result.firstError;
+  checks.set(id, c);
+}
+const checkText = (id: string): string => {
+  const c = checks.get(id);
+  if (!c) return '';
+  const text = `${c.answers.toLocaleString('en-US')} answers, ${c.non2xx} non-2xx, ${c.errors} errors`;
+  return c.first ? `${text}; first: ${c.first.replace(/\s+/g, ' ').slice(0, 120)}` : text;
+};
+
+let cluster: BenchCluster | undefined;
+let workDir: string | undefined;
+let cleanedUp = false;
+function cleanup(): void {
+  if (cleanedUp) return;
+  cleanedUp = true;
+  killAllServiceProcesses();
+  cluster?.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+}
+process.once('exit', cleanup);
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping the bench cluster and the services`);
+    cleanup();
+    process.exit(code);
+  });
+}
+
+async function step(name: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    // One line (the table and RESULTS.md list it): the first lines of a child's stack are enough.
+    const message = `${name}: ${text.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 3).join(' ⏎ ').slice(0, 600)}`;
+    errors.push(message);
+    progress(`ERROR ${message}`);
+  }
+}
+
+interface HttpPhase {
+  readonly id: string;
+  readonly port: number;
+  readonly connections: number;
+  readonly eventsPerRequest: number;
+  readonly clients: readonly JournalClient[];
+  /** CPU-sample these processes over the window (+ settle): `<id>.serviceCpu`, `<id>.pgCpu` ms per event. */
+  readonly cpuOf?: ServiceProcess;
+}
+
+async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
+  let before: { service: number; pg: number } | undefined;
+  const read = (): { service: number; pg: number } => ({
+    service: phase.cpuOf ? processCpuMs(phase.cpuOf.pid) : Number.NaN,
+    pg: clusterCpuMs(cluster!.postmasterPid()),
+  });
+  const result = await runHttpLoad({
+    port: phase.port,
+    connections: phase.connections,
+    durationMs: DURATION_MS,
+    warmupMs: WARMUP_MS,
+    request: (client) => journalRequest(phase.clients[client]!, phase.eventsPerRequest, phase.port),
+    ...(phase.cpuOf ? { onWindowStart: () => (before = read()) } : {}),
+  });
+  check(phase.id, result);
+  const events = result.ok * phase.eventsPerRequest;
+  record(`${phase.id}.eventsPerSecond`, round, events / (result.windowMs / 1000));
+  record(`${phase.id}.requestsPerSecond`, round, result.requestsPerSecond);
+  record(`${phase.id}.p50`, round, result.p50Ms);
+  record(`${phase.id}.p99`, round, result.p99Ms);
+  if (phase.cpuOf && before) {
+    await sleep(SETTLE_MS);
+    const after = read();
+    record(`${phase.id}.serviceCpu`, round, (after.service - before.service) / events);
+    record(`${phase.id}.pgCpu`, round, (after.pg - before.pg) / events);
+    record(`${phase.id}.totalCpu`, round, (after.service - before.service + after.pg - before.pg) / events);
+  }
+  const problems = result.non2xxTotal + result.errors > 0 ? `, ${result.non2xxTotal} non-2xx, ${result.errors} errors` : '';
+  progress(
+    `  ${phase.id}: ${Math.round(events / (result.windowMs / 1000))} events/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${problems}`,
+  );
+}
+
+/** Clients for a load on the trivial server or the minimal service: one stream per client, seq from 1. */
+const plainClients = (prefix: string, count: number): JournalClient[] =>
+  Array.from({ length: count }, (_, i) => ({ sessionId: `${prefix}-c${i}`, runId: 'run', seq: 0 }));
+
+interface AdapterFigures {
+  readonly rps: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+type AdapterBench = (options?: { seconds?: number; connections?: number }) => Promise<{ express: AdapterFigures; fastify: AdapterFigures }>;
+
+/** bench/http-adapters.bench.ts belongs to another change: used when it exists, `n/a` otherwise. */
+async function loadAdapterBench(): Promise<AdapterBench | string> {
+  const specifier = './http-adapters.bench.js';
+  try {
+    const module = (await import(specifier)) as { runHttpAdapterBench?: unknown };
+    if (typeof module.runHttpAdapterBench !== 'function') return 'http-adapters.bench.js exports no runHttpAdapterBench';
+    return module.runHttpAdapterBench as AdapterBench;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('http-adapters.bench')) return 'not present';
+    return `import failed: ${(error as Error).message}`;
+  }
+}
+
+function machine(settings: Record<string, string>, loadAtStart: number[]): string[] {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    if (dirty) commit += ' (with uncommitted changes)';
+  } catch {
+    // not a git checkout
+  }
+  const cpus = os.cpus();
+  const load = (values: number[]): string => values.map((v) => v.toFixed(2)).join(' / ');
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- CPU: ${cpus[0]?.model.trim() ?? 'unknown'}, ${cpus.length} cores (available parallelism ${os.availableParallelism()})`,
+    `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `- OS: ${os.type()} ${os.release()}`,
+    `- Node: ${process.version}`,
+    `- PostgreSQL: ${settings.server_version ?? 'n/a'} (fsync=${settings.fsync ?? '?'}, synchronous_commit=${settings.synchronous_commit ?? '?'}, full_page_writes=${settings.full_page_writes ?? '?'}; own cluster on 127.0.0.1)`,
+    `- Commit: ${commit}`,
+    `- Load: ${SECONDS} s measured after ${WARMUP_MS} ms warm-up per figure, ${RUNS} runs, interleaved`,
+    `- Load average (1/5/15 min) at start: ${load(loadAtStart)}; at end: ${load(os.loadavg())}`,
+  ];
+}
+
+function rows(adapterNote: string): ResultRow[] {
+  const none = (id: string): Pick<ResultRow, 'checks'> => ({ checks: checkText(id) });
+  const atLeast = (n: number) => (v: number) => v >= n;
+  const ratioAtLeast = (n: number) => (_v: number, r: number) => r >= n;
+  return [
+    { figure: 'Raw INSERT, 1 row/txn, 4 conn', unit: 'rows/s', runs: runsOf('raw1x4.rowsPerSecond') },
+    { figure: 'Raw INSERT, 1 row/txn, 16 conn', unit: 'rows/s', runs: runsOf('raw1x16.rowsPerSecond') },
+    { figure: 'Raw INSERT, 100 rows/txn, 4 conn', unit: 'rows/s', runs: runsOf('raw100x4.rowsPerSecond') },
+    {
+      figure: 'HTTP client ceiling (trivial server), 16 conn',
+      unit: 'req/s',
+      runs: runsOf('ceiling16.requestsPerSecond'),
+      ratio: { runs: ratioRuns('ceiling16.requestsPerSecond', 'minimal16.requestsPerSecond'), of: 'minimal service @16 (headroom)' },
+      ...none('ceiling16'),
+    },
+    {
+      figure: 'Minimal service, 1-event POSTs, 16 clients',
+      unit: 'events/s',
+      runs: runsOf('minimal16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('minimal16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      ...none('minimal16'),
+    },
+    { figure: 'Minimal service, 16 clients, p99', unit: 'ms', runs: runsOf('minimal16.p99') },
+    { figure: 'Minimal service, 16 clients, CPU (service + PG)', unit: 'ms/event', runs: runsOf('minimal16.totalCpu') },
+    { figure: 'Chronicle 1-event POSTs, 1 client, p50', unit: 'ms', runs: runsOf('chronicle1x1.p50'), ...none('chronicle1x1') },
+    { figure: 'Chronicle 1-event POSTs, 1 client', unit: 'events/s', runs: runsOf('chronicle1x1.eventsPerSecond') },
+    {
+      figure: 'Chronicle 1-event POSTs, 4 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle1x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle1x4.eventsPerSecond', 'raw1x4.rowsPerSecond'), of: 'raw 1-row @4' },
+      target: { text: '≥ 0.4× raw @4', pass: ratioAtLeast(0.4) },
+      ...none('chronicle1x4'),
+    },
+    { figure: 'Chronicle 1-event POSTs, 4 clients, p50', unit: 'ms', runs: runsOf('chronicle1x4.p50') },
+    { figure: 'Chronicle 1-event POSTs, 4 clients, p99', unit: 'ms', runs: runsOf('chronicle1x4.p99') },
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      target: { text: '≥ 0.5× raw @16', pass: ratioAtLeast(0.5) },
+      ...none('chronicle1x16'),
+    },
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle1x16.eventsPerSecond', 'minimal16.eventsPerSecond'), of: 'minimal service @16' },
+      target: { text: '≥ 1.0× minimal', pass: ratioAtLeast(1.0) },
+    },
+    { figure: 'Chronicle 1-event POSTs, 16 clients, p50', unit: 'ms', runs: runsOf('chronicle1x16.p50') },
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients, p99',
+      unit: 'ms',
+      runs: runsOf('chronicle1x16.p99'),
+      target: { text: '≤ 20 ms', pass: (v) => v <= 20 },
+    },
+    {
+      figure: 'Chronicle 100-event POSTs, 4 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle100x4.eventsPerSecond', 'raw100x4.rowsPerSecond'), of: 'raw 100-row txn @4' },
+      target: { text: '≥ 0.6× raw 100-row', pass: ratioAtLeast(0.6) },
+      ...none('chronicle100x4'),
+    },
+    {
+      figure: 'Chronicle 100-event POSTs, 4 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle100x4.eventsPerSecond'),
+      target: { text: '≥ 38,000 events/s', pass: atLeast(38_000) },
+    },
+    { figure: 'Raw INSERT 1 row @16, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw1x16.pgCpu') },
+    { figure: 'Chronicle @16, service CPU', unit: 'ms/event', runs: runsOf('chronicle1x16.serviceCpu') },
+    {
+      figure: 'Chronicle @16, PostgreSQL CPU',
+      unit: 'ms/event',
+      runs: runsOf('chronicle1x16.pgCpu'),
+      ratio: { runs: ratioRuns('chronicle1x16.pgCpu', 'raw1x16.pgCpu'), of: 'raw INSERT PG CPU/row' },
+    },
+    {
+      figure: 'Chronicle @16, CPU total (service + PG)',
+      unit: 'ms/event',
+      runs: runsOf('chronicle1x16.totalCpu'),
+      ratio: { runs: ratioRuns('chronicle1x16.totalCpu', 'raw1x16.pgCpu'), of: 'raw INSERT PG CPU/row' },
+      target: { text: '≤ 0.5 ms/event', pass: (v) => v <= 0.5 },
+    },
+    {
+      figure: 'Append p50, 10,000-msg ÷ 100-msg session',
+      unit: 'ratio',
+      runs: runsOf('append.p50Ratio'),
+      target: { text: '≤ 1.2', pass: (v) => v <= 1.2 },
+    },
+    { figure: 'Append p50, 100-msg session', unit: 'ms', runs: runsOf('append.shortP50Ms') },
+    {
+      figure: 'Fold (projectSession, 100k events)',
+      unit: 'events/s',
+      runs: runsOf('fold.eventsPerSecond'),
+      target: { text: '≥ 1,000,000 events/s', pass: atLeast(1_000_000) },
+    },
+    { figure: 'Merge 10k+10k', unit: 'ms', runs: runsOf('merge.ms'), target: { text: '≤ 15 ms', pass: (v) => v <= 15 } },
+    ...(['express', 'fastify'] as const).flatMap((adapter): ResultRow[] => [
+      { figure: `Nest ${adapter} adapter (http-adapters.bench)`, unit: 'req/s', runs: runsOf(`${adapter}.rps`), checks: adapterNote },
+      { figure: `Nest ${adapter} adapter, p50`, unit: 'ms', runs: runsOf(`${adapter}.p50`) },
+      { figure: `Nest ${adapter} adapter, p99`, unit: 'ms', runs: runsOf(`${adapter}.p99`) },
+    ]),
+  ];
+}
+
+const METHOD = `
+Method: every figure is the median of the runs listed (rounds interleaved: round 1 of every load phase, then
+round 2, …); a ratio is the median of the per-round ratios (figure ÷ baseline of the same round), so it can
+differ slightly from the ratio of the two medians. Load figures count the 2xx answers (or committed rows) of
+requests that started and completed inside the measured window, after a warm-up; every answer is checked,
+and non-2xx answers or socket errors are listed under Checks, never hidden. Latencies are client-observed
+(write of the request to the last byte of the answer), from a log histogram with 1 % buckets.
+CPU per event: utime+stime from /proc/<pid>/stat (all threads) of the service process and of every process of
+the bench PostgreSQL cluster (postmaster, its live children, and the postmaster's cutime/cstime for children
+that exited), from the window's start to ${SETTLE_MS} ms after its end (so deferred work — snapshots, the
+projector — is included), divided by the events acknowledged in the window. The load client runs in the
+bench's main process and is never in these figures, but it competes for the same cores.
+Raw baselines: pg directly on a table shaped like Chronicle's events, one stream per connection, named
+prepared statements; 100 rows/txn is one INSERT … SELECT FROM unnest(…) per transaction.
+The in-process figures (append, fold, merge) come from bench/append.bench.ts and bench/fold.bench.ts (each
+run itself a median of its repetitions); append runs on a fresh database of the same durable cluster.
+`.trim();
+
+async function main(): Promise<void> {
+  const loadAtStart = os.loadavg();
+  progress(`${RUNS} runs × ${SECONDS} s per load figure (warm-up ${WARMUP_MS} ms)`);
+  workDir = mkdtempSync(join(os.tmpdir(), 'chronicle-bench-'));
+  cluster = await startBenchCluster();
+  const settings = await cluster.settings();
+  progress(`PostgreSQL ${settings.server_version} on 127.0.0.1:${cluster.port} (fsync=${settings.fsync}, synchronous_commit=${settings.synchronous_commit})`);
+
+  const rawUrl = await cluster.createDatabase('bench_raw');
+  await createEventsTable(rawUrl);
+  const minimalUrl = await cluster.createDatabase('bench_minimal');
+  await createEventsTable(minimalUrl);
+  const chronicleUrl = await cluster.createDatabase('chronicle');
+
+  const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
+  const trivialPort = await freePort();
+  const trivial = startServiceProcess('trivial-server', here('./trivial-server.js'), { PORT: String(trivialPort) });
+  const minimalPort = await freePort();
+  const minimal = startServiceProcess('minimal-service', here('./minimal-service.js'), { PORT: String(minimalPort), DATABASE_URL: minimalUrl });
+  await waitForHttp(trivial, trivialPort, '/health');
+  await waitForHttp(minimal, minimalPort, '/health');
+  let chronicle: Awaited<ReturnType<typeof startChronicle>> | undefined;
+  await step('start Chronicle', async () => {
+    chronicle = await startChronicle(chronicleUrl, workDir!);
+    progress(`Chronicle ready on 127.0.0.1:${chronicle.port} (pid ${chronicle.service.pid})`);
+  });
+
+  for (let round = 0; round < RUNS; round += 1) {
+    progress(`round ${round + 1}/${RUNS}`);
+    for (const [id, connections, rowsPerTransaction] of [
+      ['raw1x4', 4, 1],
+      ['raw1x16', 16, 1],
+      ['raw100x4', 4, 100],
+    ] as const) {
+      await step(`${id} round ${round + 1}`, async () => {
+        const pgCpu = (): number => clusterCpuMs(cluster!.postmasterPid());
+        let before = Number.NaN;
+        const result = await runRawInsert({
+          url: rawUrl,
+          connections,
+          rowsPerTransaction,
+          durationMs: DURATION_MS,
+          warmupMs: WARMUP_MS,
+          streamPrefix: `${id}-r${round}`,
+          onWindowStart: () => (before = pgCpu()),
+        });
+        record(`${id}.rowsPerSecond`, round, result.rowsPerSecond);
+        if (id === 'raw1x16') {
+          await sleep(SETTLE_MS);
+          record(`${id}.pgCpu`, round, (pgCpu() - before) / result.rows);
+        }
+        progress(`  ${id}: ${Math.round(result.rowsPerSecond)} rows/s, p50 ${result.p50Ms.toFixed(2)} ms per txn`);
+      });
+    }
+    await step(`ceiling round ${round + 1}`, () =>
+      httpPhase(round, { id: 'ceiling16', port: trivialPort, connections: 16, eventsPerRequest: 1, clients: plainClients(`ceil-r${round}`, 16) }),
+    );
+    await step(`minimal round ${round + 1}`, () =>
+      httpPhase(round, {
+        id: 'minimal16',
+        port: minimalPort,
+        connections: 16,
+        eventsPerRequest: 1,
+        clients: plainClients(`min-r${round}`, 16),
+        cpuOf: minimal,
+      }),
+    );
+    if (!chronicle) continue;
+    const service = chronicle;
+    for (const [id, connections, eventsPerRequest, cpu] of [
+      ['chronicle1x1', 1, 1, false],
+      ['chronicle1x4', 4, 1, false],
+      ['chronicle1x16', 16, 1, true],
+      ['chronicle100x4', 4, 100, false],
+    ] as const) {
+      await step(`${id} round ${round + 1}`, async () => {
+        const clients = await prepareJournalClients(service.port, `r${round}-${id}`, connections);
+        await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service } : {}) });
+      });
+    }
+  }
+  progress('stopping the services');
+  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop()]);
+
+  for (let round = 0; round < RUNS; round += 1) {
+    await step(`append round ${round + 1}`, async () => {
+      progress(`append bench ${round + 1}/${RUNS} (seeds a 10,000-message session)`);
+      const url = await cluster!.createDatabase(`bench_append_${round}`);
+      const result = await runAppendBench({ databaseUrl: url });
+      record('append.p50Ratio', round, result.p50Ratio);
+      record('append.shortP50Ms', round, result.shortP50Ms);
+      progress(`  append: p50 ${result.shortP50Ms.toFixed(2)} ms vs ${result.longP50Ms.toFixed(2)} ms, ratio ${result.p50Ratio.toFixed(2)}`);
+    });
+  }
+  for (let round = 0; round < RUNS; round += 1) {
+    await step(`fold round ${round + 1}`, async () => {
+      const result = runFoldBench();
+      record('fold.eventsPerSecond', round, result.foldEventsPerSecond);
+      record('merge.ms', round, result.mergeMs);
+      progress(`  fold ${result.foldEventsPerSecond} events/s, merge ${result.mergeMs.toFixed(1)} ms`);
+    });
+  }
+
+  const adapterBench = await loadAdapterBench();
+  let adapterNote = typeof adapterBench === 'string' ? `n/a: ${adapterBench}` : '';
+  if (typeof adapterBench !== 'string') {
+    for (let round = 0; round < RUNS; round += 1) {
+      await step(`http-adapters round ${round + 1}`, async () => {
+        progress(`http-adapters bench ${round + 1}/${RUNS}`);
+        const result = await adapterBench({ seconds: SECONDS, connections: 16 });
+        for (const adapter of ['express', 'fastify'] as const) {
+          record(`${adapter}.rps`, round, result[adapter].rps);
+          record(`${adapter}.p50`, round, result[adapter].p50Ms);
+          record(`${adapter}.p99`, round, result[adapter].p99Ms);
+        }
+      });
+    }
+    adapterNote = '16 conn, from bench/http-adapters.bench.ts';
+  }
+
+  const table = rows(adapterNote);
+  const rendered = renderTable(table);
+  const tally = verdicts(table);
+  const header = machine(settings, loadAtStart);
+  const wall = `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
+  const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build).`;
+  process.stdout.write(`\n${header.join('\n')}\n\n${rendered}\n\n${summary}\n`);
+  if (errors.length > 0) process.stdout.write(`\nErrors:\n${errors.map((e) => `- ${e}`).join('\n')}\n`);
+  const markdown = [
+    '# Benchmark results',
+    '',
+    'Generated by `npm run bench` (bench/run.ts); do not edit by hand, run it again. See bench/README.md.',
+    '',
+    '## Machine',
+    '',
+    ...header,
+    '',
+    '## Results',
+    '',
+    rendered,
+    '',
+    summary,
+    '',
+    ...(errors.length > 0 ? ['## Errors', '', ...errors.map((e) => `- ${e}`), ''] : []),
+    '## Method',
+    '',
+    METHOD,
+    '',
+  ].join('\n');
+  writeFileSync(RESULTS_FILE, markdown);
+  process.stdout.write(`\nwrote ${RESULTS_FILE}\n`);
+  if (errors.length > 0) process.exitCode = 1;
+}
+
+main()
+  .catch((error: unknown) => {
+    progress(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    cleanup();
+    // pg pools of the in-process benches or a stuck socket must not keep the process alive.
+    process.exit(process.exitCode ?? 0);
+  });
