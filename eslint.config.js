@@ -42,6 +42,20 @@ const domainPurity = {
   },
 };
 
+/**
+ * The service runs on Fastify; @nestjs/platform-express stays a devDependency for the adapter bench only
+ * (bench/http-adapters.bench.ts), so the app and the libs may not import it or Express.
+ */
+const fastifyOnly = {
+  files: ['apps/**/*.ts', 'libs/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ group: ['express', '@nestjs/platform-express'], message: 'The HTTP layer is Fastify; Express is for the adapter bench only.' }] },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.chronicle/**', 'apps/admin-dashboard/dist/**'] },
   js.configs.recommended,
@@ -54,5 +68,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
+  fastifyOnly,
   domainPurity,
 );

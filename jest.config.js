@@ -13,6 +13,12 @@ const swc = [
   },
 ];
 
+// @fastify/static (Swagger UI assets on Fastify) require()s content-disposition 3, which is ESM-only. Node
+// 20.19+ loads it natively (require(esm)); Jest's module loader only does on Node 24.9+, so under Jest
+// that one package is compiled to CommonJS.
+const requiredEsm = ['content-disposition'];
+const swcToCommonJs = ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
+
 const libs = ['domain', 'event-store', 'read-models', 'recovery', 'platform'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
@@ -23,7 +29,11 @@ const moduleNameMapper = {
 const common = {
   rootDir: '.',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': swc },
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/(?:.+/)?(?:${requiredEsm.join('|')})/.+\\.js$`]: swcToCommonJs,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(?:.+/)?(?:${requiredEsm.join('|')})/)`],
   moduleNameMapper,
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/dist/'],

@@ -151,6 +151,7 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
     const live = openLive('/v1/sessions/live/live');
     const res = await live.ready;
     expect(res.headers['content-type']).toContain('text/event-stream');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await eventually(async () => live.events(), (e) => e.length === 1);
     await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'user', content: 'ping', timestamp: 2 }] });
     const events = await eventually(async () => live.events(), (e) => e.length === 2);

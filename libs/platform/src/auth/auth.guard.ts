@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors/problem.js';
 import { allows, type ApiKey, findKey, type Scope } from './api-keys.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -11,7 +11,7 @@ const SCOPE_KEY = 'chronicle:scope';
 /** Marks a route (or controller) with the scope it needs; routes without it are public (health, metrics). */
 export const RequireScope = (scope: Scope) => SetMetadata(SCOPE_KEY, scope);
 
-export interface AuthenticatedRequest extends Request {
+export interface AuthenticatedRequest extends FastifyRequest {
   apiKey?: ApiKey;
 }
 
@@ -40,8 +40,9 @@ export class ApiKeyGuard implements CanActivate {
     }
     const wait = this.limiter.take(key.key);
     if (wait > 0) {
-      context.switchToHttp().getResponse().setHeader('Retry-After', String(wait));
-      throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key; retry in ${wait} s.`);
+      throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key; retry in ${wait} s.`, undefined, {
+        'Retry-After': String(wait),
+      });
     }
     request.apiKey = key;
     return true;
