@@ -171,7 +171,7 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
 });
 
 describe('rate limit', () => {
-  it('answers 429 with Retry-After once a key spends its budget', async () => {
+  it('answers 429 with Retry-After, naming the limit, once a key spends the default budget', async () => {
     const limited = await startTestApp({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const statuses = [];
@@ -179,7 +179,25 @@ describe('rate limit', () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       const res = await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read));
       expect(res.body.code).toBe('RATE_LIMITED');
+      expect(res.body.detail).toContain('limit 3 per minute');
+      expect(res.headers['content-type']).toContain('application/problem+json');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('holds a key to its own @limit while the default stays off for the others', async () => {
+    const keys = `${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read@2`;
+    const limited = await startTestApp({}, { keys });
+    try {
+      const reads = [];
+      for (let i = 0; i < 3; i++) reads.push(await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read)));
+      expect(reads.map((res) => res.status)).toEqual([200, 200, 429]);
+      expect(reads[2].body.detail).toContain('limit 2 per minute');
+      const admin = [];
+      for (let i = 0; i < 20; i++) admin.push((await request(limited.server).get('/v1/sessions').set(bearer(KEYS.admin))).status);
+      expect(admin.every((status) => status === 200)).toBe(true);
     } finally {
       await limited.close();
     }

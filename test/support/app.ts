@@ -23,6 +23,8 @@ export interface TestApp {
 }
 
 export interface TestAppOptions {
+  /** CHRONICLE_API_KEYS syntax; the three test keys by default. */
+  readonly keys?: string;
   /** A logger to read the app's log lines from. */
   readonly log?: pino.Logger;
 }
@@ -40,7 +42,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
     DATABASE_URL: database.url,
   });
-  const keys = parseApiKeys(TEST_KEYS_SPEC);
+  const keys = parseApiKeys(options.keys ?? TEST_KEYS_SPEC);
   const app = await createApp({ config, databaseUrl: database.url, keys, log: options.log });
   return {
     app,

@@ -38,11 +38,16 @@ export class ApiKeyGuard implements CanActivate {
     if (!allows(key, scope)) {
       throw new ProblemError(403, 'FORBIDDEN', `This route needs the "${scope}" scope (or "admin").`);
     }
-    const wait = this.limiter.take(key.key);
+    const limit = this.limiter.limitOf(key.rateLimitPerMinute);
+    const wait = this.limiter.take(key.key, limit);
     if (wait > 0) {
-      throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key; retry in ${wait} s.`, undefined, {
-        'Retry-After': String(wait),
-      });
+      throw new ProblemError(
+        429,
+        'RATE_LIMITED',
+        `Too many requests for this API key (limit ${limit} per minute); retry in ${wait} s.`,
+        undefined,
+        { 'Retry-After': String(wait) },
+      );
     }
     request.apiKey = key;
     return true;
