@@ -52,6 +52,30 @@ describe('time travel', () => {
   });
 });
 
+describe('GET /v1/sessions/{id}/transcript conditional requests', () => {
+  it('carries a strong ETag per version and view, answers 304 to If-None-Match until the session changes', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'etag', createdAt: 1 });
+    const first = await read('/v1/sessions/etag/transcript');
+    expect(first.headers.etag).toMatch(/^"display-1-[0-9a-f]{64}"$/);
+    expect(first.headers.etag).toContain(first.body.hash);
+    const context = await read('/v1/sessions/etag/transcript?view=context');
+    expect(context.headers.etag).not.toBe(first.headers.etag);
+
+    const unchanged = await read('/v1/sessions/etag/transcript').set('If-None-Match', first.headers.etag);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    expect(unchanged.headers.etag).toBe(first.headers.etag);
+
+    await ingest('/v1/sessions/etag/messages').send({ rows: [{ role: 'user', content: 'new', timestamp: 2 }] });
+    const changed = await read('/v1/sessions/etag/transcript').set('If-None-Match', first.headers.etag);
+    expect(changed.status).toBe(200);
+    expect(changed.body.version).toBe(2);
+    expect(changed.headers.etag).not.toBe(first.headers.etag);
+    // Time travel to the version the client holds is that version's answer, with its tag.
+    expect((await read('/v1/sessions/etag/transcript?at=1').set('If-None-Match', first.headers.etag)).status).toBe(304);
+  });
+});
+
 describe('GET /v1/sessions (async index)', () => {
   it('lists, filters by status and text, and paginates with a cursor', async () => {
     for (const [id, title] of [
