@@ -39,12 +39,14 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
 
+const slowTier = '<rootDir>/test/support/slow-tier.setup.mjs';
+
 export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
-    { ...common, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], testTimeout: 60000 },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], setupFilesAfterEnv: [slowTier] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], setupFilesAfterEnv: [slowTier] },
   ],
 };
