@@ -42,14 +42,32 @@ const domainPurity = {
   },
 };
 
-/** Architecture rule: apps depend on libs, never the reverse (test fixtures included). */
+/**
+ * Two import rules, in one no-restricted-imports per file group (a later config object would replace an
+ * earlier one's patterns): the service runs on Fastify, @nestjs/platform-express staying a devDependency for
+ * the adapter bench only (bench/http-adapters.bench.ts); and apps depend on libs, never the reverse (test
+ * fixtures included).
+ */
+const expressPattern = {
+  group: ['express', '@nestjs/platform-express'],
+  message: 'The HTTP layer is Fastify; Express is for the adapter bench only.',
+};
+const fastifyOnly = {
+  files: ['apps/**/*.ts'],
+  rules: { 'no-restricted-imports': ['error', { patterns: [expressPattern] }] },
+};
 const libsIndependentOfApps = {
   files: ['libs/**/*.ts'],
   ignores: ['libs/domain/**'],
   rules: {
     'no-restricted-imports': [
       'error',
-      { patterns: [{ group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' }] },
+      {
+        patterns: [
+          expressPattern,
+          { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' },
+        ],
+      },
     ],
   },
 };
@@ -66,6 +84,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
+  fastifyOnly,
   libsIndependentOfApps,
   domainPurity,
 );

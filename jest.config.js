@@ -13,6 +13,12 @@ const swc = [
   },
 ];
 
+// @fastify/static (Swagger UI assets on Fastify) require()s content-disposition 3, which is ESM-only. Node
+// 20.19+ loads it natively (require(esm)); Jest's module loader only does on Node 24.9+, so under Jest
+// that one package is compiled to CommonJS.
+const requiredEsm = ['content-disposition'];
+const swcToCommonJs = ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
+
 const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
@@ -23,18 +29,24 @@ const moduleNameMapper = {
 const common = {
   rootDir: '.',
   extensionsToTreatAsEsm: ['.ts'],
-  transform: { '^.+\\.ts$': swc },
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/(?:.+/)?(?:${requiredEsm.join('|')})/.+\\.js$`]: swcToCommonJs,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(?:.+/)?(?:${requiredEsm.join('|')})/)`],
   moduleNameMapper,
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
 };
+
+const slowTier = '<rootDir>/test/support/slow-tier.setup.mjs';
 
 export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
-    { ...common, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], testTimeout: 60000 },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], setupFilesAfterEnv: [slowTier] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], setupFilesAfterEnv: [slowTier] },
   ],
 };

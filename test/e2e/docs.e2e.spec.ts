@@ -11,7 +11,13 @@ afterAll(async () => {
 
 describe('GET /docs', () => {
   it('serves the OpenAPI UI and a document generated from the request schemas', async () => {
-    expect((await request(t.server).get('/docs')).status).toBe(200);
+    const ui = await request(t.server).get('/docs');
+    expect(ui.status).toBe(200);
+    expect(ui.headers['content-type']).toContain('text/html');
+    // The UI's assets come from @fastify/static on Fastify: without it the page would load and stay blank.
+    const bundle = await request(t.server).get('/docs/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers['content-type']).toContain('javascript');
     const res = await request(t.server).get('/docs/openapi.json');
     expect(res.status).toBe(200);
     const submit = res.body.paths['/v1/sessions/{id}/submissions'].post;

@@ -153,6 +153,9 @@ describe('ingestion routes', () => {
     await start('ing-big');
     const res = await ingest('/v1/sessions/ing-big/messages').send({ rows: [{ role: 'user', content: 'x'.repeat(30_000) }] });
     expect([res.status, res.body.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.body.detail).toContain('20000 bytes (CHRONICLE_BODY_LIMIT_BYTES)');
+    expect((await read('/v1/sessions/ing-big')).body.version).toBe(1);
   });
 
   it('serialises concurrent writers without a precondition and loses none', async () => {

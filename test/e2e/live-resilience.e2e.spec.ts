@@ -7,7 +7,7 @@ import type { App } from 'supertest/types.js';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { LiveHub } from '../../apps/session-api/src/live/live-hub.js';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, type TestApp } from '../support/app.js';
 
 async function eventually<T>(probe: () => Promise<T> | T, ok: (value: T) => boolean, ms = 5000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -149,9 +149,7 @@ describe('live updates across replicas', () => {
 
       // Another replica (a second app on the same database) appends: only its NOTIFY can tell this one.
       const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: t.database.url });
-      const keys = parseApiKeys(`${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read`);
-      other = await createApp({ config, databaseUrl: t.database.url, keys });
-      await other.init();
+      other = await createApp({ config, databaseUrl: t.database.url, keys: parseApiKeys(TEST_KEYS_SPEC) });
       const res = await request(other.getHttpServer() as App)
         .post('/v1/sessions/remote/messages')
         .set(bearer(KEYS.ingest))

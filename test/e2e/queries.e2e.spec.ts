@@ -52,6 +52,30 @@ describe('time travel', () => {
   });
 });
 
+describe('GET /v1/sessions/{id}/transcript conditional requests', () => {
+  it('carries a strong ETag per version and view, answers 304 to If-None-Match until the session changes', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'etag', createdAt: 1 });
+    const first = await read('/v1/sessions/etag/transcript');
+    expect(first.headers.etag).toMatch(/^"display-1-[0-9a-f]{64}"$/);
+    expect(first.headers.etag).toContain(first.body.hash);
+    const context = await read('/v1/sessions/etag/transcript?view=context');
+    expect(context.headers.etag).not.toBe(first.headers.etag);
+
+    const unchanged = await read('/v1/sessions/etag/transcript').set('If-None-Match', first.headers.etag);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    expect(unchanged.headers.etag).toBe(first.headers.etag);
+
+    await ingest('/v1/sessions/etag/messages').send({ rows: [{ role: 'user', content: 'new', timestamp: 2 }] });
+    const changed = await read('/v1/sessions/etag/transcript').set('If-None-Match', first.headers.etag);
+    expect(changed.status).toBe(200);
+    expect(changed.body.version).toBe(2);
+    expect(changed.headers.etag).not.toBe(first.headers.etag);
+    // Time travel to the version the client holds is that version's answer, with its tag.
+    expect((await read('/v1/sessions/etag/transcript?at=1').set('If-None-Match', first.headers.etag)).status).toBe(304);
+  });
+});
+
 describe('GET /v1/sessions (async index)', () => {
   it('lists, filters by status and text, and paginates with a cursor', async () => {
     for (const [id, title] of [
@@ -151,6 +175,7 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
     const live = openLive('/v1/sessions/live/live');
     const res = await live.ready;
     expect(res.headers['content-type']).toContain('text/event-stream');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await eventually(async () => live.events(), (e) => e.length === 1);
     await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'user', content: 'ping', timestamp: 2 }] });
     const events = await eventually(async () => live.events(), (e) => e.length === 2);
@@ -170,7 +195,7 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
 });
 
 describe('rate limit', () => {
-  it('answers 429 with Retry-After once a key spends its budget', async () => {
+  it('answers 429 with Retry-After, naming the limit, once a key spends the default budget', async () => {
     const limited = await startTestApp({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '3' });
     try {
       const statuses = [];
@@ -178,7 +203,25 @@ describe('rate limit', () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       const res = await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read));
       expect(res.body.code).toBe('RATE_LIMITED');
+      expect(res.body.detail).toContain('limit 3 per minute');
+      expect(res.headers['content-type']).toContain('application/problem+json');
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('holds a key to its own @limit while the default stays off for the others', async () => {
+    const keys = `${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read@2`;
+    const limited = await startTestApp({}, { keys });
+    try {
+      const reads = [];
+      for (let i = 0; i < 3; i++) reads.push(await request(limited.server).get('/v1/sessions').set(bearer(KEYS.read)));
+      expect(reads.map((res) => res.status)).toEqual([200, 200, 429]);
+      expect(reads[2].body.detail).toContain('limit 2 per minute');
+      const admin = [];
+      for (let i = 0; i < 20; i++) admin.push((await request(limited.server).get('/v1/sessions').set(bearer(KEYS.admin))).status);
+      expect(admin.every((status) => status === 200)).toBe(true);
     } finally {
       await limited.close();
     }

@@ -109,3 +109,52 @@ describe('operations routes', () => {
     expect(res.text).toContain('chronicle_append_duration_seconds');
   });
 });
+
+describe('the HTTP edge', () => {
+  it('reads an empty JSON body as {} and a +json media type as JSON', async () => {
+    const empty = await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).set('Content-Type', 'application/json').send('');
+    expect(empty.status).toBe(201);
+    const suffixed = await request(t.server)
+      .post('/v1/sessions')
+      .set(bearer(KEYS.ingest))
+      .set('Content-Type', 'application/vnd.chronicle+json; charset=utf-8')
+      .send(JSON.stringify({ sessionId: 'edge-json', createdAt: 1 }));
+    expect([suffixed.status, suffixed.body.sessionId]).toEqual([201, 'edge-json']);
+  });
+
+  it('answers a body that is not JSON with a 415 problem and stores nothing', async () => {
+    const res = await request(t.server)
+      .post('/v1/sessions')
+      .set(bearer(KEYS.ingest))
+      .set('Content-Type', 'text/plain')
+      .send('{"sessionId":"edge-text"}');
+    expect([res.status, res.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect((await request(t.server).get('/v1/sessions/edge-text').set(bearer(KEYS.read))).status).toBe(404);
+  });
+
+  it('refuses a prototype-poisoning key as malformed JSON', async () => {
+    const res = await request(t.server)
+      .post('/v1/sessions')
+      .set(bearer(KEYS.ingest))
+      .set('Content-Type', 'application/json')
+      .send('{"sessionId":"edge-proto","__proto__":{"admin":true}}');
+    expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect(res.body.errors).toEqual([{ path: '(body)', message: expect.stringContaining('malformed JSON') }]);
+  });
+
+  it('routes ids up to the id limit and names a longer one in a 400, not a router 414', async () => {
+    const longest = 'i'.repeat(128);
+    expect((await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: longest })).status).toBe(201);
+    expect((await request(t.server).get(`/v1/sessions/${longest}`).set(bearer(KEYS.read))).status).toBe(200);
+    const tooLong = await request(t.server).get(`/v1/sessions/${'i'.repeat(129)}`).set(bearer(KEYS.read));
+    expect([tooLong.status, tooLong.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+  });
+
+  it('ignores a trailing slash and answers an unknown route with a 404 problem', async () => {
+    expect((await request(t.server).get('/health/live/')).status).toBe(200);
+    const res = await request(t.server).get('/v2/nothing');
+    expect([res.status, res.body.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+  });
+});

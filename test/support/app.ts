@@ -1,5 +1,6 @@
 import type { App } from 'supertest/types.js';
-import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type pino from 'pino';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -10,17 +11,30 @@ export const KEYS = {
   read: 'test-read-key',
 } as const;
 
+export const TEST_KEYS_SPEC = `${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read`;
+
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 export interface TestApp {
-  readonly app: INestApplication;
+  readonly app: NestFastifyApplication;
   readonly server: App;
   readonly database: TestDatabase;
   close(): Promise<void>;
 }
 
-/** Boots the real HTTP app on its own fresh database (cloned from the migrated template). */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** CHRONICLE_API_KEYS syntax; the three test keys by default. */
+  readonly keys?: string;
+  /** A logger to read the app's log lines from. */
+  readonly log?: pino.Logger;
+}
+
+/**
+ * Boots the real HTTP app on its own fresh database (cloned from the migrated template). `createApp`
+ * answers an app that is initialised and whose Fastify instance is ready, so supertest can drive
+ * `getHttpServer()` at once.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -28,9 +42,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...env,
     DATABASE_URL: database.url,
   });
-  const keys = parseApiKeys(`${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read`);
-  const app = await createApp({ config, databaseUrl: database.url, keys });
-  await app.init();
+  const keys = parseApiKeys(options.keys ?? TEST_KEYS_SPEC);
+  const app = await createApp({ config, databaseUrl: database.url, keys, log: options.log });
   return {
     app,
     server: app.getHttpServer(),

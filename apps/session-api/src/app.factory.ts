@@ -1,24 +1,44 @@
-import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger, PinoNestLogger, registerJsonBodyParser, registerRequestLog, requestIdFor } from '#platform';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
 
-/** Builds the HTTP app (used by main and by the e2e tests, which boot the real thing). */
-export async function createApp(runtime: AppRuntime): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(runtime), {
-    bufferLogs: true,
+/**
+ * Route parameters longer than Fastify's default of 100 characters would be refused by the router (414)
+ * before the id check could name them; ids are up to 128 characters.
+ */
+const MAX_PARAM_LENGTH = 1024;
+/** Node's own default, which Express kept and Fastify turns off (0): a client slower than this to send its request is cut off. */
+const REQUEST_TIMEOUT_MS = 300_000;
+
+/**
+ * Builds the HTTP app on Fastify, initialised and ready to serve (used by main and by the e2e tests,
+ * which boot the real thing and drive `getHttpServer()` with supertest).
+ */
+export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplication> {
+  const log = runtime.log ?? createLogger(runtime.config.logLevel);
+  const adapter = new FastifyAdapter({
+    bodyLimit: runtime.config.bodyLimitBytes,
+    trustProxy: true,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    genReqId: requestIdFor,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
+  });
+  const fastify = adapter.getInstance();
+  registerJsonBodyParser(fastify, runtime.config.bodyLimitBytes);
+  registerRequestLog(fastify, log);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {
+    logger: new PinoNestLogger(log),
     bodyParser: false,
     // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the
     // shutdown hooks ran (LiveHub ends the live streams first), so shutdown never waits on a client.
     forceCloseConnections: true,
   });
-  app.useLogger(app.get(Logger));
-  app.useBodyParser('json', { limit: runtime.config.bodyLimitBytes, type: ['application/json', 'application/*+json'] });
-  app.set('trust proxy', true);
-  app.disable('x-powered-by');
   app.enableShutdownHooks();
+  // Routes (the docs included) must all be registered before Fastify is ready; after it, none can be.
   setupDocs(app);
+  await app.init();
+  await fastify.ready();
   return app;
 }

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
-import { LoggerModule } from 'nestjs-pino';
+import type pino from 'pino';
 import {
   API_KEYS,
   ApiKeyGuard,
@@ -27,6 +26,8 @@ export interface AppRuntime {
   readonly config: ChronicleConfig;
   readonly databaseUrl: string;
   readonly keys: readonly ApiKey[];
+  /** The root logger (main shares its own); one is made from the config when absent. */
+  readonly log?: pino.Logger;
 }
 
 @Global()
@@ -44,7 +45,11 @@ class RuntimeModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         {
           provide: APP_FILTER,
-          useFactory: () => new ProblemDetailsFilter(() => metrics.clientDisconnects.inc()),
+          useFactory: () =>
+            new ProblemDetailsFilter({
+              bodyLimitBytes: runtime.config.bodyLimitBytes,
+              onClientDisconnect: () => metrics.clientDisconnects.inc(),
+            }),
         },
       ],
       exports: [CONFIG, API_KEYS, Metrics, RateLimiter],
@@ -59,19 +64,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         RuntimeModule.forRoot(runtime),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: runtime.config.logLevel,
-            genReqId: (request, response) => {
-              const given = request.headers['x-request-id'];
-              const id = typeof given === 'string' && given.length <= 128 ? given : randomUUID();
-              response.setHeader('x-request-id', id);
-              return id;
-            },
-            redact: ['req.headers.authorization'],
-            autoLogging: { ignore: (request) => request.url?.startsWith('/health') ?? false },
-          },
-        }),
         DatabaseModule.forRoot({ url: runtime.databaseUrl, poolSize: runtime.config.dbPoolSize }),
         CqrsModule.forRoot(),
         TerminusModule,

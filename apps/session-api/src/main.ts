@@ -1,12 +1,11 @@
 import 'reflect-metadata';
-import pino from 'pino';
-import { loadConfig, resolveApiKeys, runMigrations } from '#platform';
+import { createLogger, loadConfig, resolveApiKeys, runMigrations } from '#platform';
 import { createApp } from './app.factory.js';
 import { resolveDatabase } from './database/resolve-database.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = pino({ level: config.logLevel, name: 'chronicle' });
+  const log = createLogger(config.logLevel);
   const database = await resolveDatabase(config, (message) => log.debug({ embedded: true }, message));
   log.info({ embedded: database.embedded, dataDir: database.embedded ? config.dataDir : undefined }, 'database ready');
   const applied = await runMigrations(database.url);
@@ -21,7 +20,7 @@ async function main(): Promise<void> {
   } else if (keys.keyFile) {
     log.info({ keyFile: keys.keyFile }, 'using the admin API key kept in the data folder');
   }
-  const app = await createApp({ config, databaseUrl: database.url, keys: keys.keys });
+  const app = await createApp({ config, databaseUrl: database.url, keys: keys.keys, log });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

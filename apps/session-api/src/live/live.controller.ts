@@ -1,6 +1,6 @@
-import { Controller, Get, Headers, Inject, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Metrics, RequireScope } from '#platform';
 import { SessionViews } from '#read-models';
 import { checkId } from '../sessions/session-id.js';
@@ -30,14 +30,16 @@ export class LiveController {
   async live(
     @Param('id') id: string,
     @Headers('last-event-id') lastEventId: string | undefined,
-    @Req() request: Request,
-    @Res() response: Response,
+    @Res() reply: FastifyReply,
   ): Promise<void> {
     const sessionId = checkId(id, 'id');
     const first = await this.views.view(sessionId);
     if (!first.exists) throw sessionNotFound(sessionId);
 
-    response.status(200).set({
+    // From here the stream is written to the raw response, past Fastify's reply, until it ends.
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
@@ -51,7 +53,7 @@ export class LiveController {
     const write = (chunk: string) => {
       if (closed) return;
       response.write(chunk, (error) => {
-        if (error) close();
+        if (error) clientGone();
       });
     };
     const sendUpTo = async (version: number) => {
@@ -78,17 +80,15 @@ export class LiveController {
       untrack();
       response.end();
     };
-    // Shutdown ends the stream (the client reconnects to another replica, resuming by Last-Event-ID).
-    const untrack = this.hub.track(close);
-    // The client leaving is how every SSE response ends: a client disconnect, counted, never an error.
-    request.on('close', () => {
+    // The client leaving is how every SSE response ends: a client disconnect, counted once, never an error.
+    const clientGone = () => {
       if (!closed) this.metrics.clientDisconnects.inc();
       close();
-    });
-    response.on('error', () => {
-      this.metrics.clientDisconnects.inc();
-      close();
-    });
+    };
+    // Shutdown ends the stream (the client reconnects to another replica, resuming by Last-Event-ID).
+    const untrack = this.hub.track(close);
+    response.on('close', clientGone);
+    response.on('error', clientGone);
     write(`retry: 2000\n\n`);
     enqueue(first.version);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
@@ -47,7 +47,7 @@ export class IngestionController {
   private run(
     id: string,
     command: SessionCommand,
-    request: Request,
+    request: FastifyRequest,
     precondition: { body?: number; ifMatch?: string; idempotencyKey?: string } = {},
   ): Promise<WriteResult> {
     return this.commands.execute(
@@ -66,7 +66,7 @@ export class IngestionController {
     @Body(new ZodValidationPipe(messagesBody)) body: z.infer<typeof messagesBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     const data = withoutPrecondition(body);
     return this.run(id, { type: 'RecordMessages', data }, request, { body: body.expectedVersion, ifMatch, idempotencyKey });
@@ -78,7 +78,7 @@ export class IngestionController {
     @Param('id') id: string,
     @Body(new ZodValidationPipe(submissionBody)) body: z.infer<typeof submissionBody>,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, {
       body: body.expectedVersion,
@@ -93,7 +93,7 @@ export class IngestionController {
     @Param('runId') runId: string,
     @Body(new ZodValidationPipe(settleBody)) body: z.infer<typeof settleBody>,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
     return this.run(id, { type: 'SettleTurn', data }, request, { body: body.expectedVersion, ifMatch });
@@ -106,7 +106,7 @@ export class IngestionController {
     @Param('runId') runId: string,
     @Body(new ZodValidationPipe(journalBody)) body: z.infer<typeof journalBody>,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
     return this.run(id, { type: 'RecordJournalEvents', data }, request, { body: body.expectedVersion, ifMatch });
@@ -118,7 +118,7 @@ export class IngestionController {
     @Param('id') id: string,
     @Body(new ZodValidationPipe(stateRowsBody)) body: z.infer<typeof stateRowsBody>,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, {
       body: body.expectedVersion,
@@ -133,7 +133,7 @@ export class IngestionController {
     @Body(new ZodValidationPipe(truncateBody)) body: z.infer<typeof truncateBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     return this.run(id, { type: 'TruncateTranscript', data: withoutPrecondition(body) }, request, {
       body: body.expectedVersion,
@@ -149,7 +149,7 @@ export class IngestionController {
     @Param('id') id: string,
     @Body(new ZodValidationPipe(compressBody)) body: z.infer<typeof compressBody>,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() request: Request,
+    @Req() request: FastifyRequest,
   ) {
     const data = withoutPrecondition(body);
     // The child must be new or already this parent's continuation; never archive the parent into a stranger.

@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 
-/** The request id pino-http gave this request (from `x-request-id` or generated); stored as event metadata. */
-export const requestIdOf = (request: Request): string | undefined => String(request.id ?? '') || undefined;
+/** The request id Fastify gave this request (from `x-request-id` or generated); stored as event metadata. */
+export const requestIdOf = (request: FastifyRequest): string | undefined => request.id || undefined;

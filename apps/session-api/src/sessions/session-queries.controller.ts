@@ -1,5 +1,6 @@
-import { Controller, Get, Inject, Param, Query as QueryParams } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Query as QueryParams, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
 import { runOf, summarizeJournal } from '#domain';
@@ -10,6 +11,7 @@ import { checkId } from './session-id.js';
 import { listSessions, sessionListQuery, type SessionListQuery } from './session-list.js';
 import { toSessionSummary } from './session-summary.js';
 import { sessionNotFound } from './session-not-found.js';
+import { isNotModified, transcriptEtag } from './transcript-etag.js';
 
 export const transcriptQuery = z.object({
   view: z.enum(['display', 'context']).default('display'),
@@ -49,11 +51,19 @@ export class SessionQueriesController {
   async transcript(
     @Param('id') id: string,
     @QueryParams(new ZodValidationPipe(transcriptQuery, 'query')) query: z.infer<typeof transcriptQuery>,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const sessionId = checkId(id, 'id');
     const { version, transcript, exists } = await this.views.transcript(sessionId, query.view, query.at);
     if (!exists) throw sessionNotFound(sessionId);
     const { messages, toolCards, hash } = transcript;
+    const etag = transcriptEtag(query.view, version, hash);
+    reply.header('ETag', etag);
+    if (isNotModified(ifNoneMatch, etag)) {
+      reply.status(304);
+      return undefined;
+    }
     return { sessionId, version, view: query.view, messages, toolCards, hash };
   }
 

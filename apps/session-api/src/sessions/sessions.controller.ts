@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Param, Post, Query as QueryParams, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { epochSecondsSchema as epochSeconds, idSchema as id } from '#domain';
 import { RequireScope, ZodValidationPipe } from '#platform';
@@ -39,8 +39,8 @@ export class SessionsController {
   @RequireScope('ingest')
   async start(
     @Body(new ZodValidationPipe(startSessionBody)) body: z.infer<typeof startSessionBody>,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<WriteResult> {
     const sessionId = body.sessionId ?? randomUUID();
     const result = await this.commands.execute(

@@ -8,9 +8,30 @@ const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin'];
 export interface ApiKey {
   readonly key: string;
   readonly scopes: ReadonlySet<Scope>;
+  /** This key's own rate limit (`@N`): requests per minute, 0 = none; unset = the default limit. */
+  readonly rateLimitPerMinute?: number;
 }
 
-/** Parses `key:scope1+scope2,key2:scope`. A malformed entry is a startup error, never a silent open door. */
+/** Requests per minute, as CHRONICLE_RATE_LIMIT_PER_MINUTE and `@N` spell it (up to 9 digits). */
+export const RATE_LIMIT_PATTERN = /^\d{1,9}$/;
+
+/** Names an entry in an error without printing the secret. */
+const entryName = (entry: string) => `"${entry.slice(0, 4)}…"`;
+
+function parseRateLimit(entry: string, text: string): number {
+  if (!RATE_LIMIT_PATTERN.test(text)) {
+    throw new Error(
+      `CHRONICLE_API_KEYS entry ${entryName(entry)}: rate limit "@${text}" must be a whole number of requests per minute (0 = no limit)`,
+    );
+  }
+  return Number(text);
+}
+
+/**
+ * Parses `key:scope1+scope2,key2:scope`, each entry optionally ending in `@N`, that key's own rate limit
+ * in requests per minute (`@0` = none, whatever the default). A malformed entry is a startup error,
+ * never a silent open door.
+ */
 export function parseApiKeys(spec: string): ApiKey[] {
   return spec
     .split(',')
@@ -18,15 +39,21 @@ export function parseApiKeys(spec: string): ApiKey[] {
     .filter((entry) => entry.length > 0)
     .map((entry) => {
       const at = entry.lastIndexOf(':');
-      if (at <= 0) throw new Error(`CHRONICLE_API_KEYS entry "${entry.slice(0, 4)}…" needs the form key:scope1+scope2`);
+      if (at <= 0) throw new Error(`CHRONICLE_API_KEYS entry ${entryName(entry)} needs the form key:scope1+scope2[@limit]`);
       const key = entry.slice(0, at);
-      const scopes = entry.slice(at + 1).split('+');
+      const [scopeList, limit, ...rest] = entry.slice(at + 1).split('@');
+      if (rest.length > 0) throw new Error(`CHRONICLE_API_KEYS entry ${entryName(entry)} has more than one "@limit"`);
+      const scopes = scopeList.split('+');
       for (const scope of scopes) {
         if (!SCOPES.includes(scope as Scope)) {
           throw new Error(`CHRONICLE_API_KEYS: unknown scope "${scope}" (use ${SCOPES.join(', ')})`);
         }
       }
-      return { key, scopes: new Set(scopes as Scope[]) };
+      return {
+        key,
+        scopes: new Set(scopes as Scope[]),
+        ...(limit === undefined ? {} : { rateLimitPerMinute: parseRateLimit(entry, limit) }),
+      };
     });
 }
 

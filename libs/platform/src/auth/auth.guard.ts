@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors/problem.js';
 import { allows, type ApiKey, findKey, type Scope } from './api-keys.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -11,7 +11,7 @@ const SCOPE_KEY = 'chronicle:scope';
 /** Marks a route (or controller) with the scope it needs; routes without it are public (health, metrics). */
 export const RequireScope = (scope: Scope) => SetMetadata(SCOPE_KEY, scope);
 
-export interface AuthenticatedRequest extends Request {
+export interface AuthenticatedRequest extends FastifyRequest {
   apiKey?: ApiKey;
 }
 
@@ -38,10 +38,16 @@ export class ApiKeyGuard implements CanActivate {
     if (!allows(key, scope)) {
       throw new ProblemError(403, 'FORBIDDEN', `This route needs the "${scope}" scope (or "admin").`);
     }
-    const wait = this.limiter.take(key.key);
+    const limit = this.limiter.limitOf(key.rateLimitPerMinute);
+    const wait = this.limiter.take(key.key, limit);
     if (wait > 0) {
-      context.switchToHttp().getResponse().setHeader('Retry-After', String(wait));
-      throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key; retry in ${wait} s.`);
+      throw new ProblemError(
+        429,
+        'RATE_LIMITED',
+        `Too many requests for this API key (limit ${limit} per minute); retry in ${wait} s.`,
+        undefined,
+        { 'Retry-After': String(wait) },
+      );
     }
     request.apiKey = key;
     return true;

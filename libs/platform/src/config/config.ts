@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseApiKeys, RATE_LIMIT_PATTERN } from '../auth/api-keys.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -10,7 +11,13 @@ const envSchema = z.object({
   CHRONICLE_API_KEYS: z.string().optional(),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   CHRONICLE_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  CHRONICLE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(6000),
+  // Off by default: a gateway sends all its users' traffic with one key, and a per-key default throttled it.
+  CHRONICLE_RATE_LIMIT_PER_MINUTE: z
+    .string()
+    .trim()
+    .regex(RATE_LIMIT_PATTERN, 'must be a whole number of requests per minute per API key (0 or unset = no limit)')
+    .transform(Number)
+    .default(0),
   CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
@@ -26,6 +33,7 @@ export interface ChronicleConfig {
   readonly apiKeys: string | undefined;
   readonly logLevel: (typeof logLevels)[number];
   readonly bodyLimitBytes: number;
+  /** Requests per minute per API key unless the key sets its own (`@N`); 0 = no limit. */
   readonly rateLimitPerMinute: number;
   readonly recoveryIntervalMs: number;
   readonly snapshotEvery: number;
@@ -43,6 +51,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     throw new Error(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
+  // Checked here so that a malformed key list stops the start with one line, before anything else runs.
+  if (e.CHRONICLE_API_KEYS) {
+    try {
+      parseApiKeys(e.CHRONICLE_API_KEYS);
+    } catch (error) {
+      throw new Error(`invalid configuration: ${(error as Error).message}`, { cause: error });
+    }
+  }
   return {
     port: e.PORT,
     host: e.HOST,

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { type FieldProblem, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
 import { isClientDisconnect } from './client-disconnect.js';
@@ -11,20 +11,53 @@ export function zodProblems(error: ZodError): FieldProblem[] {
   }));
 }
 
-function toProblem(error: unknown, request: Request): ProblemDetails {
+export interface ProblemDetailsOptions {
+  /** The configured body limit, named in the 413 answer. */
+  readonly bodyLimitBytes: number;
+  readonly onClientDisconnect?: (error: unknown) => void;
+}
+
+/** The code of a Fastify error, whether it arrives as it is or wrapped by Nest in an HttpException. */
+function fastifyCodeOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  return code?.startsWith('FST_') ? code : undefined;
+}
+
+const malformedJson = (reason: string) =>
+  problem(400, 'VALIDATION_FAILED', 'The request body is not valid JSON.', [{ path: '(body)', message: `malformed JSON: ${reason}` }]);
+
+function fromFastify(code: string, error: Error, options: ProblemDetailsOptions): ProblemDetails | undefined {
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(
+        413,
+        'PAYLOAD_TOO_LARGE',
+        `The request body is larger than the limit of ${options.bodyLimitBytes} bytes (CHRONICLE_BODY_LIMIT_BYTES).`,
+      );
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      // Fastify's message says only "not valid JSON"; prototype-poisoning keys are refused the same way.
+      return malformedJson('not parseable, or it holds a __proto__ or constructor.prototype key');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problem(400, 'VALIDATION_FAILED', 'The request body does not match its Content-Length.', [
+        { path: '(body)', message: 'length differs from Content-Length' },
+      ]);
+    default:
+      return undefined;
+  }
+}
+
+function toProblem(error: unknown, request: FastifyRequest, options: ProblemDetailsOptions): ProblemDetails {
   if (error instanceof ProblemError) return problem(error.status, error.code, error.message, error.errors);
   if (error instanceof ZodError) {
     return problem(400, 'VALIDATION_FAILED', 'The request has invalid fields.', zodProblems(error));
   }
-  const coded = error as { code?: unknown; message?: string; type?: string; status?: number; errors?: FieldProblem[] };
-  if (coded?.type === 'entity.too.large') {
-    return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit.');
-  }
-  if (coded?.type === 'entity.parse.failed') {
-    return problem(400, 'VALIDATION_FAILED', 'The request body is not valid JSON.', [
-      { path: '(body)', message: 'malformed JSON' },
-    ]);
-  }
+  const fastifyCode = fastifyCodeOf(error);
+  const fromBodyReading = fastifyCode ? fromFastify(fastifyCode, error as Error, options) : undefined;
+  if (fromBodyReading) return fromBodyReading;
+  const coded = error as { code?: unknown; message?: string; errors?: FieldProblem[] };
   // Data PostgreSQL cannot store (a NUL character, an unpaired surrogate): the request's fault, and nothing
   // was stored because the statement failed whole.
   if (typeof coded?.code === 'string' && /^22(P05|021|P02)$/.test(coded.code)) {
@@ -40,15 +73,14 @@ function toProblem(error: unknown, request: Request): ProblemDetails {
     const code = status === 412 ? 'PRECONDITION_FAILED' : coded.code === 'VALIDATION' ? 'VALIDATION_FAILED' : coded.code;
     return problem(status, code, coded.message ?? coded.code, errors);
   }
+  if (error instanceof SyntaxError) return malformedJson(error.message);
   if (error instanceof HttpException) {
-    // Nest wraps body-parser failures (malformed JSON, too large) in HttpExceptions.
     const status = error.getStatus();
     if (status === 400) {
-      return problem(400, 'VALIDATION_FAILED', 'The request body is not valid JSON.', [
-        { path: '(body)', message: `malformed JSON: ${error.message}` },
-      ]);
+      return problem(400, 'VALIDATION_FAILED', error.message, [{ path: '(request)', message: error.message }]);
     }
-    if (status === 413) return problem(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the configured limit.');
+    if (status === 413) return fromFastify('FST_ERR_CTP_BODY_TOO_LARGE', error, options)!;
+    if (status === 415) return fromFastify('FST_ERR_CTP_INVALID_MEDIA_TYPE', error, options)!;
     const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
     return problem(status, code, error.message);
   }
@@ -60,23 +92,28 @@ function toProblem(error: unknown, request: Request): ProblemDetails {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
 
-  constructor(private readonly onClientDisconnect: (error: unknown) => void = () => undefined) {}
+  constructor(private readonly options: ProblemDetailsOptions) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
     if (isClientDisconnect(error, request)) {
-      this.onClientDisconnect(error);
-      this.logger.debug(`client went away during ${request.method} ${request.url}`);
+      this.options.onClientDisconnect?.(error);
+      this.logger.debug(`client went away during ${request.method} ${request.url} (request ${request.id})`);
       return;
     }
-    const body = toProblem(error, request);
-    if (body.status >= 500) this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
-    if (response.headersSent) {
-      response.end();
+    const body = toProblem(error, request, this.options);
+    if (body.status >= 500) {
+      const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+      this.logger.error(`${request.method} ${request.routeOptions?.url ?? request.url} failed (request ${request.id}): ${detail}`);
+    }
+    // A stream that already sent its head (SSE) can only be ended.
+    if (reply.sent || reply.raw.headersSent) {
+      if (!reply.raw.writableEnded) reply.raw.end();
       return;
     }
-    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    if (error instanceof ProblemError && error.headers) reply.headers(error.headers);
+    reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 }

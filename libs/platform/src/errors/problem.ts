@@ -13,13 +13,14 @@ export interface ProblemDetails {
   readonly errors?: readonly FieldProblem[];
 }
 
-/** An error that already knows its HTTP answer. */
+/** An error that already knows its HTTP answer (and the headers that go with it, such as Retry-After). */
 export class ProblemError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     detail: string,
     readonly errors?: readonly FieldProblem[],
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(detail);
     this.name = 'ProblemError';

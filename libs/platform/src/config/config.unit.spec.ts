@@ -1,0 +1,33 @@
+import { loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  describe('CHRONICLE_RATE_LIMIT_PER_MINUTE', () => {
+    it('is off (0) when unset, blank or 0', () => {
+      expect(loadConfig({}).rateLimitPerMinute).toBe(0);
+      expect(loadConfig({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '' }).rateLimitPerMinute).toBe(0);
+      expect(loadConfig({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '0' }).rateLimitPerMinute).toBe(0);
+    });
+
+    it('reads a whole number of requests per minute', () => {
+      expect(loadConfig({ CHRONICLE_RATE_LIMIT_PER_MINUTE: '6000' }).rateLimitPerMinute).toBe(6000);
+    });
+
+    it.each(['-1', '1.5', 'lots', '1e3'])('refuses %s with one line naming the variable', (value) => {
+      expect(() => loadConfig({ CHRONICLE_RATE_LIMIT_PER_MINUTE: value })).toThrow(
+        /^invalid configuration: CHRONICLE_RATE_LIMIT_PER_MINUTE: must be a whole number of requests per minute per API key \(0 or unset = no limit\)$/,
+      );
+    });
+  });
+
+  describe('CHRONICLE_API_KEYS', () => {
+    it('accepts keys with per-key limits', () => {
+      expect(loadConfig({ CHRONICLE_API_KEYS: 'gw:ingest+read@0,worker:ingest@1200' }).apiKeys).toBe('gw:ingest+read@0,worker:ingest@1200');
+    });
+
+    it('refuses a malformed per-key limit at load, in one line', () => {
+      expect(() => loadConfig({ CHRONICLE_API_KEYS: 'worker:ingest@fast' })).toThrow(
+        /^invalid configuration: CHRONICLE_API_KEYS entry "work…": rate limit "@fast" must be a whole number of requests per minute \(0 = no limit\)$/,
+      );
+    });
+  });
+});

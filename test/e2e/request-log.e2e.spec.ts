@@ -1,0 +1,91 @@
+import pino from 'pino';
+import request from 'supertest';
+import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+
+const lines: Record<string, unknown>[] = [];
+const log = pino({ level: 'info', name: 'chronicle' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+const requestLines = () => lines.filter((line) => line.msg === 'request');
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ LOG_LEVEL: 'info' }, { log });
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  lines.length = 0;
+});
+
+/** The log line of a request is written once its response finished, which supertest may see first. */
+async function eventuallyLogged(count: number) {
+  const deadline = Date.now() + 2000;
+  while (requestLines().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  return requestLines();
+}
+
+describe('x-request-id', () => {
+  it('takes the caller\'s id, echoes it and stores it with the events the request appended', async () => {
+    const res = await request(t.server)
+      .post('/v1/sessions')
+      .set(bearer(KEYS.ingest))
+      .set('x-request-id', 'gateway-req-1')
+      .send({ sessionId: 'rid-1', createdAt: 1 });
+    expect(res.status).toBe(201);
+    expect(res.headers['x-request-id']).toBe('gateway-req-1');
+    const events = await request(t.server).get('/v1/sessions/rid-1/events').set(bearer(KEYS.read));
+    expect(events.body.items[0].metadata).toEqual({ requestId: 'gateway-req-1' });
+  });
+
+  it('generates one when the caller sends none or an over-long one, errors and unknown routes included', async () => {
+    const none = await request(t.server).get('/v1/sessions/never-started').set(bearer(KEYS.read));
+    expect(none.status).toBe(404);
+    expect(none.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const long = await request(t.server).get('/nowhere').set('x-request-id', 'x'.repeat(129));
+    expect(long.status).toBe(404);
+    expect(long.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the request log', () => {
+  it('writes one short line per request: method, route template, status, duration, request id', async () => {
+    await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'log-1', createdAt: 1 });
+    const res = await request(t.server)
+      .post('/v1/sessions/log-1/messages')
+      .set(bearer(KEYS.ingest))
+      .set('x-request-id', 'req-log-2')
+      .send({ rows: [{ role: 'user', content: 'hi', timestamp: 2 }] });
+    expect(res.status).toBe(200);
+    const logged = await eventuallyLogged(2);
+    expect(logged).toHaveLength(2);
+    const line = logged[1];
+    expect(line).toMatchObject({ level: 30, reqId: 'req-log-2', method: 'POST', route: '/v1/sessions/:id/messages', status: 200 });
+    expect(typeof line.ms).toBe('number');
+    expect(Object.keys(line).sort()).toEqual(['hostname', 'level', 'method', 'ms', 'msg', 'name', 'pid', 'reqId', 'route', 'status', 'time']);
+    expect(JSON.stringify(logged)).not.toContain(KEYS.ingest);
+  });
+
+  it('logs refused requests at warn, without the query string', async () => {
+    await request(t.server).get('/v1/sessions/log-1/events?after=-1').set(bearer(KEYS.read));
+    const [line] = await eventuallyLogged(1);
+    expect(line).toMatchObject({ level: 40, route: '/v1/sessions/:id/events', status: 400 });
+  });
+
+  it('leaves out health probes and metric scrapes', async () => {
+    expect((await request(t.server).get('/health/live')).status).toBe(200);
+    expect((await request(t.server).get('/metrics')).status).toBe(200);
+    await request(t.server).get('/v1/sessions/log-1').set(bearer(KEYS.read));
+    const logged = await eventuallyLogged(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requestLines().map((line) => line.route)).toEqual(['/v1/sessions/:id']);
+    expect(logged).toHaveLength(1);
+  });
+
+  it('sends Nest\'s own log lines through pino as JSON with their context', async () => {
+    const other: Record<string, unknown>[] = [];
+    const appLog = pino({ level: 'info' }, { write: (line: string) => void other.push(JSON.parse(line)) });
+    const booted = await startTestApp({ LOG_LEVEL: 'info' }, { log: appLog });
+    await booted.close();
+    expect(other).toContainEqual(expect.objectContaining({ level: 30, context: 'NestApplication', msg: expect.stringContaining('started') }));
+  });
+});
