@@ -53,7 +53,7 @@ export function useTestDatabase(options: { poolSize?: number } = {}): DatabaseFi
     const { PostgresEventStore } = await import('#event-store');
     const { sessionSummaryProjection } = await import('#read-models');
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 6 });
+    pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 6, pipeline: true });
     // The service's inline summary row, so audits of these sessions compare one.
     store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   });

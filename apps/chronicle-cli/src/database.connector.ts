@@ -54,7 +54,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
       throw new CliError(EXIT.usage, `chronicle: could not start the embedded database in ${dataDir}: ${detail || 'unknown error'}`);
     }
   }
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = new pg.Pool({ connectionString: url, max: 4, pipeline: true });
   pool.on('error', () => undefined);
   try {
     await pool.query('SELECT 1');

@@ -51,15 +51,32 @@ export interface AppendedStream {
   readonly context: unknown;
 }
 
-/**
- * A read model written in the append's own transaction (Marten's "inline" projection). `project` runs after
- * the events are written and before the commit; a rejection rolls the transaction back. `Tx` is the store's
- * transaction handle: a pg client for PostgreSQL, a token for the in-memory twin.
- */
-export interface InlineProjection<Tx = unknown> {
-  readonly name: string;
-  project(tx: Tx, appended: readonly AppendedStream[]): Promise<void>;
+/** One SQL statement of an inline projection (a named one is prepared once per connection). */
+export interface InlineStatement {
+  readonly text: string;
+  readonly values: readonly unknown[];
+  readonly name?: string;
 }
+
+/**
+ * A read model written in the append's own transaction (Marten's "inline" projection), in one of two forms.
+ * `project` receives the transaction handle (`Tx`: a pg client for PostgreSQL, a token for the in-memory
+ * twin) after the events are written and before the commit; a rejection rolls the transaction back.
+ * `statements` says the same declaratively: the statements to run in the transaction for what it appended.
+ * The PostgreSQL store sends declared statements pipelined with the commit (one round trip for all of them);
+ * a projection that must read or wait uses `project`, and its batches take a round trip per statement.
+ */
+export type InlineProjection<Tx = unknown> =
+  | {
+      readonly name: string;
+      project(tx: Tx, appended: readonly AppendedStream[]): Promise<void>;
+      readonly statements?: undefined;
+    }
+  | {
+      readonly name: string;
+      statements(appended: readonly AppendedStream[]): readonly InlineStatement[];
+      readonly project?: undefined;
+    };
 
 export interface AppendResult {
   readonly streamId: string;

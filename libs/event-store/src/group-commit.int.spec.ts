@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { ConcurrencyError, IdempotencyKeyTaken, type InlineProjection } from './event-store.js';
-import { InlineProjectionError } from './postgres-event-store.js';
+import { InlineProjectionError } from './inline-projection.error.js';
 import { postgresHarness } from './testing/postgres-harness.js';
 
 let database: TestDatabase;
@@ -71,6 +71,28 @@ describe('group commit on PostgreSQL', () => {
     expect(sizes).toEqual([1, 6]);
     expect(outcomes.slice(0, 5).every((o) => o.status === 'fulfilled')).toBe(true);
     expect(outcomes[5].status === 'rejected' && outcomes[5].reason).toBeInstanceOf(InlineProjectionError);
+  });
+
+  it('rolls a batch back when a declared statement fails, then commits every append but the culprit', async () => {
+    const poisoned = id('poisoned-sql');
+    const fine = Array.from({ length: 4 }, (_, i) => id(`fine-sql-${i}`));
+    const divides: InlineProjection = {
+      name: 'divides',
+      statements: (appended) => [
+        { text: 'SELECT 1 / (CASE WHEN $1 = ANY ($2::text[]) THEN 0 ELSE 1 END)', values: [poisoned, appended.map((a) => a.streamId)] },
+      ],
+    };
+    const { sizes, outcomes } = await withOneBatch([divides], (store) => [
+      ...fine.map((s) => store.append(s, [ev(1)])),
+      store.append(poisoned, [ev(1)]),
+    ]);
+    expect(sizes).toEqual([1, 5]);
+    expect(outcomes.slice(0, 4).every((o) => o.status === 'fulfilled')).toBe(true);
+    expect(outcomes[4].status === 'rejected' && outcomes[4].reason).toBeInstanceOf(InlineProjectionError);
+    const { store } = postgresHarness(database.url, []);
+    expect(await store.readStream(poisoned)).toEqual([]);
+    expect((await Promise.all(fine.map((s) => store.readStream(s)))).map((e) => e.length)).toEqual([1, 1, 1, 1]);
+    await store.close();
   });
 
   it('sends the first write of an idle store at once, alone', async () => {

@@ -43,7 +43,10 @@ export class InMemoryEventStore implements EventStore {
   private nextTransactionId = 1n;
   private nextGlobalPosition = 1n;
 
-  constructor(private readonly inline: readonly InlineProjection<InMemoryTransaction>[] = []) {}
+  constructor(private readonly inline: readonly InlineProjection<InMemoryTransaction>[] = []) {
+    const declarative = inline.find((projection) => projection.project === undefined);
+    if (declarative) throw new TypeError(`inline projection ${declarative.name} declares SQL statements: the in-memory store runs only \`project\``);
+  }
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
     if (events.length === 0) throw new RangeError('append needs at least one event');
@@ -88,7 +91,7 @@ export class InMemoryEventStore implements EventStore {
     this.streams.set(streamId, stream);
     try {
       const appended = [{ streamId, events, version, context: options.context }];
-      for (const projection of this.inline) await projection.project({ transactionId: String(transactionId) }, appended);
+      for (const projection of this.inline) await projection.project?.({ transactionId: String(transactionId) }, appended);
       if (this.doomed.delete(transactionId)) throw new Error('connection lost before the commit');
     } catch (error) {
       stream.version -= events.length;

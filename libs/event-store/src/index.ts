@@ -2,7 +2,6 @@ export * from './event-store.js';
 export { chainHash } from './event-hash.js';
 export {
   CommitOutcomeUnknown,
-  InlineProjectionError,
   PostgresEventStore,
   type PostgresEventStoreOptions,
 } from './postgres-event-store.js';
@@ -10,3 +9,4 @@ export { DEFAULT_GROUP_COMMIT, type GroupCommitLimits } from './group-commit.que
 export { UnstorableTextError } from './storable-text.js';
 export { InMemoryEventStore, type InMemoryTransaction } from './in-memory-event-store.js';
 export { instrumentEventStore, type AppendObserver } from './instrumented-event-store.js';
+export { InlineProjectionError } from './inline-projection.error.js';

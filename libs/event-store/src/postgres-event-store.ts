@@ -14,7 +14,10 @@ import {
   START,
   type StoredEvent,
   type StreamHead,
+  type InlineStatement,
 } from './event-store.js';
+import { InlineProjectionError } from './inline-projection.error.js';
+import { PipelinedTransaction } from './pipelined-transaction.js';
 import { assertStorable } from './storable-text.js';
 import { type BatchOutcome, DEFAULT_GROUP_COMMIT, type GroupCommitLimits, GroupCommitQueue } from './group-commit.queue.js';
 
@@ -173,32 +176,36 @@ export class PostgresEventStore implements EventStore {
       return result.rows;
     }
     const client = await this.pool.connect();
-    let committing = false;
+    const tx = new PipelinedTransaction(client);
     try {
-      await client.query('BEGIN');
-      const result = await client.query<ItemRow>({ ...APPEND_BATCH, values });
+      const [, appendResult] = await tx.send([{ text: 'BEGIN', values: [] }, { ...APPEND_BATCH, values }]);
+      const rows = appendResult.rows as ItemRow[];
       const appended: AppendedStream[] = [];
-      for (const row of result.rows) {
+      for (const row of rows) {
         if (row.outcome !== 'ok') continue;
         const item = items[row.item - 1];
         appended.push({ streamId: item.streamId, events: item.events, version: Number(row.version), context: item.context });
       }
-      if (appended.length > 0) {
-        for (const projection of this.inline) {
+      const statements: { projection: string; statement: InlineStatement }[] = [];
+      for (const projection of appended.length > 0 ? this.inline : []) {
+        if (projection.project) {
           await projection.project(client, appended).catch((error: unknown) => {
             throw new InlineProjectionError(projection.name, error);
           });
+        } else {
+          for (const statement of projection.statements(appended)) statements.push({ projection: projection.name, statement });
         }
       }
-      committing = true;
-      await client.query('COMMIT');
+      // The declared statements and the COMMIT leave together; a failing statement turns the COMMIT into a
+      // rollback (PostgreSQL answers it with ROLLBACK), so nothing of the batch is kept.
+      await tx.commitAfter(statements);
       client.release();
-      return result.rows;
+      return rows;
     } catch (error) {
-      if (!committing) await client.query('ROLLBACK').catch(() => undefined);
+      if (!tx.committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);
-      throw committing ? new CommitOutcomeUnknown(error) : error;
+      throw tx.committing && !(error instanceof InlineProjectionError) ? new CommitOutcomeUnknown(error) : error;
     }
   }
 
@@ -294,15 +301,5 @@ export class CommitOutcomeUnknown extends Error {
   constructor(override readonly cause: unknown) {
     super(`the commit's outcome is unknown: ${(cause as Error)?.message ?? String(cause)}`);
     this.name = 'CommitOutcomeUnknown';
-  }
-}
-
-export class InlineProjectionError extends Error {
-  constructor(
-    readonly projection: string,
-    override readonly cause: unknown,
-  ) {
-    super(`inline projection ${projection} failed: ${(cause as Error)?.message ?? String(cause)}`);
-    this.name = 'InlineProjectionError';
   }
 }

@@ -21,7 +21,8 @@ export class DatabaseModule implements OnApplicationShutdown {
         {
           provide: PG_POOL,
           useFactory: () => {
-            const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize });
+            // Pipeline mode: an append batch's statements leave in one write (PipelinedTransaction).
+            const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, pipeline: true });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
             pool.on('error', () => undefined);
             return pool;

@@ -13,7 +13,5 @@ const NOTIFY = {
  */
 export const liveNotifyProjection: InlineProjection<pg.ClientBase> = {
   name: 'live_notify',
-  async project(tx, appended) {
-    await tx.query({ ...NOTIFY, values: [NOTIFY_CHANNEL, appended.map((a) => `${a.streamId} ${a.version}`)] });
-  },
+  statements: (appended) => [{ ...NOTIFY, values: [NOTIFY_CHANNEL, appended.map((a) => `${a.streamId} ${a.version}`)] }],
 };

@@ -14,7 +14,7 @@ export function postgresHarness(
   options: Omit<PostgresEventStoreOptions, 'inline'> = {},
 ): ContractHarness & { store: PostgresEventStore } {
   const application = `contract-${randomUUID()}`;
-  const store = new PostgresEventStore(new pg.Pool({ connectionString: url, max: 10, application_name: application }), {
+  const store = new PostgresEventStore(new pg.Pool({ connectionString: url, max: 10, application_name: application, pipeline: true }), {
     ...options,
     inline,
   });

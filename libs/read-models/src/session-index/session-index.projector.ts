@@ -102,11 +102,14 @@ export class SessionIndexProjector {
       try {
         let checkpoint = await readCheckpoint(client, SESSION_INDEX);
         let total = 0;
+        // Another page only when this one was full: under a steady stream of appends a short page means
+        // "caught up", and the next pass waits for the debounce instead of chasing every new event.
+        const limit = this.options.batchSize ?? 500;
         for (;;) {
-          const { read, next } = await this.pass(client, checkpoint);
+          const { read, next } = await this.pass(client, checkpoint, limit);
           total += read;
           checkpoint = next;
-          if (read === 0) break;
+          if (read < limit) break;
         }
         return total;
       } finally {
@@ -117,9 +120,9 @@ export class SessionIndexProjector {
     }
   }
 
-  private async pass(client: pg.PoolClient, checkpoint: Checkpoint): Promise<{ read: number; next: Checkpoint }> {
+  private async pass(client: pg.PoolClient, checkpoint: Checkpoint, limit: number): Promise<{ read: number; next: Checkpoint }> {
     const started = performance.now();
-    const { events, checkpoint: next } = await this.store.readAll({ after: checkpoint, limit: this.options.batchSize ?? 500 });
+    const { events, checkpoint: next } = await this.store.readAll({ after: checkpoint, limit });
     if (events.length === 0) return { read: 0, next };
     const sessions = new Set<string>();
     for (const event of events) {

@@ -24,7 +24,7 @@ const UPSERT_SUMMARIES = {
  */
 export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
   name: 'session_summaries',
-  async project(tx, appended) {
+  statements(appended) {
     // A statement may touch a row once: of one stream's appends in the batch, the last (newest) wins.
     const latest = new Map<string, { version: number; data: string }>();
     for (const append of appended) {
@@ -34,11 +34,8 @@ export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
         data: JSON.stringify(summaryRowOf(append.context.state, append.version)),
       });
     }
-    if (latest.size === 0) return;
+    if (latest.size === 0) return [];
     const ids = [...latest.keys()];
-    await tx.query({
-      ...UPSERT_SUMMARIES,
-      values: [ids, ids.map((id) => latest.get(id)?.version), ids.map((id) => latest.get(id)?.data)],
-    });
+    return [{ ...UPSERT_SUMMARIES, values: [ids, ids.map((id) => latest.get(id)?.version), ids.map((id) => latest.get(id)?.data)] }];
   },
 };
