@@ -12,13 +12,14 @@ import {
 } from '../libs/domain/src/index.js';
 import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations, startEmbeddedDatabase } from '../libs/platform/src/index.js';
-import { SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
+import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
 
 /**
  * Append benchmark: `npm run bench:append`. Claim under test: an append costs the same on a 10,000-message
  * session as on a 100-message one (long/short ≤ 2×). Real write path without HTTP, on a throwaway embedded
- * PostgreSQL: views.load → decide → evolve → store.append(expectedVersion) → views.remember, as SessionWriter
- * does (libs/session-commands/src/session-writer.ts; no idempotency key, no live hub).
+ * PostgreSQL: views.loadLatest → decide → evolve → store.append(expectedVersion, with the inline summary row)
+ * → views.remember, as SessionWriter does (libs/session-commands/src/session-writer.ts; no idempotency key, no
+ * live NOTIFY).
  * `npm run bench` (bench/run.ts) calls `runAppendBench` with a database on its own durable cluster instead.
  */
 const SNAPSHOT_EVERY = 200;
@@ -51,7 +52,7 @@ class BenchWriter {
   /** One SessionWriter.write attempt (no retry: the bench is the only writer), timed per step. */
   async write(sessionId: string, command: SessionCommand): Promise<Timing> {
     const t0 = now();
-    const loaded = await this.views.load(sessionId);
+    const loaded = await this.views.loadLatest(sessionId);
     const t1 = now();
     if (!loaded.exists && command.type !== 'StartSession') throw new Error(`session ${sessionId} not found`);
     const decision = decide(command, loaded.state);
@@ -185,10 +186,10 @@ export async function runAppendBench(options: AppendBenchOptions = {}): Promise<
     chmodSync(dataDir, 0o755);
     db = await startEmbeddedDatabase({ dataDir, persistent: false });
   }
-  const pool = new pg.Pool({ connectionString: db.url, max: 10 });
+  const pool = new pg.Pool({ connectionString: db.url, max: 10, pipeline: true });
   try {
     await runMigrations(db.url);
-    const store = new PostgresEventStore(pool);
+    const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
     const snapshots = new SnapshotStore(pool);
     const views = new SessionViews(store, snapshots, {
       snapshotEvery: SNAPSHOT_EVERY,

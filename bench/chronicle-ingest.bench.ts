@@ -30,8 +30,8 @@ export async function startChronicle(databaseUrl: string, dataDir: string): Prom
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
     CHRONICLE_DATA_DIR: join(dataDir, 'chronicle'),
-    // The default limit (6000/min) would refuse the load; another engineer makes it "off" by default.
-    CHRONICLE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    // Off (the default since the gateway is one client with one key), said explicitly.
+    CHRONICLE_RATE_LIMIT_PER_MINUTE: '0',
     CHRONICLE_RECOVERY_INTERVAL_MS: '0',
     NODE_ENV: 'production',
   });

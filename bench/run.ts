@@ -11,7 +11,7 @@ import { runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
-import { killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
+import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
 
 /**
  * `npm run bench`: builds (package.json), then this orchestrator starts its own durable PostgreSQL 15, the
@@ -116,10 +116,20 @@ interface HttpPhase {
   readonly clients: readonly JournalClient[];
   /** CPU-sample these processes over the window (+ settle): `<id>.serviceCpu`, `<id>.pgCpu` ms per event. */
   readonly cpuOf?: ServiceProcess;
+  /** Chronicle: also read its projector's busy time from /metrics, as `<id>.projectorShare` of the service CPU. */
+  readonly projectorOf?: number;
+}
+
+/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
+async function projectorBusyMs(port: number): Promise<number> {
+  const { body } = await httpCall(port, 'GET', '/metrics');
+  const line = body.split('\n').find((l) => l.startsWith('chronicle_projector_busy_seconds_total{projection="session_index"}'));
+  return line ? Number(line.split(' ').at(-1)) * 1000 : 0;
 }
 
 async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
   let before: { service: number; pg: number } | undefined;
+  const projectorBefore = phase.projectorOf === undefined ? 0 : await projectorBusyMs(phase.projectorOf);
   const read = (): { service: number; pg: number } => ({
     service: phase.cpuOf ? processCpuMs(phase.cpuOf.pid) : Number.NaN,
     pg: clusterCpuMs(cluster!.postmasterPid()),
@@ -144,6 +154,10 @@ async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
     record(`${phase.id}.serviceCpu`, round, (after.service - before.service) / events);
     record(`${phase.id}.pgCpu`, round, (after.pg - before.pg) / events);
     record(`${phase.id}.totalCpu`, round, (after.service - before.service + after.pg - before.pg) / events);
+    if (phase.projectorOf !== undefined) {
+      const busy = (await projectorBusyMs(phase.projectorOf)) - projectorBefore;
+      record(`${phase.id}.projectorShare`, round, (100 * busy) / (after.service - before.service));
+    }
   }
   const problems = result.non2xxTotal + result.errors > 0 ? `, ${result.non2xxTotal} non-2xx, ${result.errors} errors` : '';
   progress(
@@ -274,6 +288,7 @@ function rows(adapterNote: string): ResultRow[] {
     },
     { figure: 'Raw INSERT 1 row @16, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw1x16.pgCpu') },
     { figure: 'Chronicle @16, service CPU', unit: 'ms/event', runs: runsOf('chronicle1x16.serviceCpu') },
+    { figure: 'Chronicle @16, session_index projector share of service CPU', unit: '%', runs: runsOf('chronicle1x16.projectorShare') },
     {
       figure: 'Chronicle @16, PostgreSQL CPU',
       unit: 'ms/event',
@@ -404,7 +419,7 @@ async function main(): Promise<void> {
     ] as const) {
       await step(`${id} round ${round + 1}`, async () => {
         const clients = await prepareJournalClients(service.port, `r${round}-${id}`, connections);
-        await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service } : {}) });
+        await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service, projectorOf: service.port } : {}) });
       });
     }
   }
