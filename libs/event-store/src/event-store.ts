@@ -92,6 +92,19 @@ export interface ReadAllResult {
   readonly checkpoint: Checkpoint;
 }
 
+/** Where an event sits, without its data: what a projector needs to know which streams a page touched. */
+export interface EventPosition {
+  readonly streamId: string;
+  readonly version: number;
+  readonly globalPosition: string;
+  readonly transactionId: string;
+}
+
+export interface ReadPositionsResult {
+  readonly positions: readonly EventPosition[];
+  readonly checkpoint: Checkpoint;
+}
+
 export interface StreamHead {
   readonly version: number;
   readonly lastHash: string;
@@ -102,6 +115,8 @@ export interface EventStore {
   append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, range?: { from?: number; to?: number }): Promise<StoredEvent[]>;
   readAll(options?: { after?: Checkpoint; limit?: number }): Promise<ReadAllResult>;
+  /** `readAll`'s page (same fence, same order) without data or metadata. */
+  readPositions(options?: { after?: Checkpoint; limit?: number }): Promise<ReadPositionsResult>;
   head(streamId: string): Promise<StreamHead | null>;
   /** Version at which a natural key was recorded, or null. */
   findIdempotencyKey(streamId: string, key: string): Promise<number | null>;

@@ -12,6 +12,7 @@ import {
   IdempotencyKeyTaken,
   type NewEvent,
   type ReadAllResult,
+  type ReadPositionsResult,
   START,
   type StoredEvent,
   type StreamHead,
@@ -123,6 +124,14 @@ export class InMemoryEventStore implements EventStore {
     return {
       events,
       checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
+    };
+  }
+
+  async readPositions(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadPositionsResult> {
+    const { events, checkpoint } = await this.readAll(options);
+    return {
+      positions: events.map(({ streamId, version, globalPosition, transactionId }) => ({ streamId, version, globalPosition, transactionId })),
+      checkpoint,
     };
   }
 

@@ -11,6 +11,7 @@ import {
   IdempotencyKeyTaken,
   type NewEvent,
   type ReadAllResult,
+  type ReadPositionsResult,
   START,
   type StoredEvent,
   type StreamHead,
@@ -237,6 +238,32 @@ export class PostgresEventStore implements EventStore {
     const last = events.at(-1);
     return {
       events,
+      checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
+    };
+  }
+
+  async readPositions(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadPositionsResult> {
+    const after = options.after ?? START;
+    const result = await this.pool.query<{ stream_id: string; version: string; global_position: string; transaction_id: string }>({
+      name: 'chronicle_read_positions',
+      text: `SELECT e.stream_id, e.version::text AS version, e.global_position::text AS global_position,
+                    e.transaction_id::text AS transaction_id
+               FROM events e
+              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+              ORDER BY e.transaction_id, e.global_position
+              LIMIT $3`,
+      values: [after.transactionId, after.globalPosition, options.limit ?? 1000],
+    });
+    const positions = result.rows.map((row) => ({
+      streamId: row.stream_id,
+      version: Number(row.version),
+      globalPosition: row.global_position,
+      transactionId: row.transaction_id,
+    }));
+    const last = positions.at(-1);
+    return {
+      positions,
       checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
     };
   }

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
 import { PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { SessionViews } from './session-views.js';
+import { SessionViews, snapshotDue } from './session-views.js';
 import { SnapshotStore } from './snapshot-store.js';
 
 let database: TestDatabase;
@@ -60,5 +60,32 @@ describe('session views (snapshot + tail)', () => {
     expect(latest.version).toBe(35);
     expect(latest.view.display).toHaveLength(68);
     expect(canonicalJson(latest.view)).toBe(canonicalJson(projectSession(events)));
+  });
+
+  it('snapshots a session that went quiet between two due snapshots', async () => {
+    const store = new PostgresEventStore(pool);
+    const snapshots = new SnapshotStore(pool);
+    const views = new SessionViews(store, snapshots, { snapshotEvery: 1000, idleSnapshotMs: 40 });
+    const streamId = toSessionStreamId('quiet');
+    const events = sessionEvents(4).map((e, i) => (i === 0 ? { ...e, data: { ...e.data, sessionId: 'quiet' } } : e)) as SessionEvent[];
+    let version = 0;
+    for (const event of events) {
+      version = (await store.append(streamId, [event])).version;
+      views.remember('quiet', version, (await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).load('quiet')).state);
+    }
+    expect(await snapshots.latest(streamId)).toBeNull();
+    for (let i = 0; i < 100 && !(await snapshots.latest(streamId)); i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await snapshots.latest(streamId))?.version).toBe(version);
+  });
+});
+
+describe('when a snapshot is due', () => {
+  it('takes the first after `every` events, then spaces them by a quarter of the stream', () => {
+    expect(snapshotDue(0, 199, 200)).toBe(false);
+    expect(snapshotDue(0, 200, 200)).toBe(true);
+    expect(snapshotDue(800, 999, 200)).toBe(false);
+    expect(snapshotDue(800, 1000, 200)).toBe(true);
+    expect(snapshotDue(40_000, 49_999, 200)).toBe(false);
+    expect(snapshotDue(40_000, 50_000, 200)).toBe(true);
   });
 });

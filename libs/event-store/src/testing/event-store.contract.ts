@@ -184,6 +184,11 @@ export function eventStoreContract(name: string, open: (inline: readonly InlineP
         checkpoint = result.checkpoint;
       }
       expect(mine(collected, [a, b]).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3, 4]);
+      const positions = await store.readPositions({ after: START, limit: 1_000_000 });
+      const full = await store.readAll({ after: START, limit: 1_000_000 });
+      expect(positions.positions.filter((p) => [a, b].includes(p.streamId))).toEqual(
+        mine(full.events, [a, b]).map(({ streamId, version, globalPosition, transactionId }) => ({ streamId, version, globalPosition, transactionId })),
+      );
     });
 
     it('never skips an event whose transaction commits after a later one', async () => {

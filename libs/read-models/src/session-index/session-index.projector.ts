@@ -122,7 +122,8 @@ export class SessionIndexProjector {
 
   private async pass(client: pg.PoolClient, checkpoint: Checkpoint, limit: number): Promise<{ read: number; next: Checkpoint }> {
     const started = performance.now();
-    const { events, checkpoint: next } = await this.store.readAll({ after: checkpoint, limit });
+    // Positions only: the rows are rendered from the views, so the page's data is never needed here.
+    const { positions: events, checkpoint: next } = await this.store.readPositions({ after: checkpoint, limit });
     if (events.length === 0) return { read: 0, next };
     const sessions = new Set<string>();
     for (const event of events) {
