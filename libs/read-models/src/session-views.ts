@@ -124,15 +124,34 @@ export class SessionViews {
   ): Promise<{ version: number; view: SessionView; exists: boolean; state: SessionState }> {
     const loaded = await this.load(sessionId, at);
     if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false, state: loaded.state };
+    const view = this.renderLatest(sessionId, loaded.version, loaded.state);
+    return { version: loaded.version, view, exists: true, state: loaded.state };
+  }
+
+  /** The rendered view of `state` at `version`, from the caches or rendered once and cached. */
+  private renderLatest(sessionId: string, version: number, state: SessionState): SessionView {
     const latest = this.views.get(sessionId);
-    let view = latest?.version === loaded.version ? latest.view : this.pastViews.get(`${sessionId}@${loaded.version}`);
+    let view = latest?.version === version ? latest.view : this.pastViews.get(`${sessionId}@${version}`);
     this.options.onCache?.(view ? 'hit' : 'miss');
     if (!view) {
-      view = render(loaded.state);
-      if (!latest || latest.version < loaded.version) this.views.set(sessionId, { version: loaded.version, view });
-      else this.pastViews.set(`${sessionId}@${loaded.version}`, view);
+      view = render(state);
+      if (!latest || latest.version < version) this.views.set(sessionId, { version, view });
+      else this.pastViews.set(`${sessionId}@${version}`, view);
     }
-    return { version: loaded.version, view, exists: true, state: loaded.state };
+    return view;
+  }
+
+  /**
+   * A view at `atLeast` or later without a read of the stream head when this process already holds such a
+   * state (its own writes): for the async projector, whose rows only need to be no older than what it read.
+   */
+  async viewAtLeast(
+    sessionId: string,
+    atLeast: number,
+  ): Promise<{ version: number; view: SessionView; exists: boolean; state: SessionState }> {
+    const cached = this.states.get(toSessionStreamId(sessionId));
+    if (!cached || cached.version < atLeast) return this.view(sessionId);
+    return { version: cached.version, view: this.renderLatest(sessionId, cached.version, cached.state), exists: true, state: cached.state };
   }
 
   /** The transcript answer (messages, tool cards, hash) of a view, hashed once per (session, version, view). */

@@ -10,7 +10,7 @@ export const SESSION_INDEX_PROJECTOR_LOCK = 727_101;
 
 export interface ProjectorOptions {
   readonly batchSize?: number;
-  /** Pokes within this window coalesce into one pass (default 50 ms). */
+  /** Pokes within this window coalesce into one pass (default 100 ms). */
   readonly debounceMs?: number;
   /** Events the checkpoint trails the log by; measured on every timer tick (a count, so not after every pass). */
   readonly onLag?: (events: number) => void;
@@ -55,13 +55,13 @@ export class SessionIndexProjector {
     await this.running;
   }
 
-  /** Ask for a pass soon (after a local append): pokes within `debounceMs` coalesce into one; passes never overlap. */
+  /** Ask for a pass soon (after a local append): pokes within `debounceMs` (default 100) coalesce into one; passes never overlap. */
   poke(): void {
     if (this.stopped || this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = null;
       this.run();
-    }, this.options.debounceMs ?? 50);
+    }, this.options.debounceMs ?? 100);
     this.debounce.unref();
   }
 
@@ -86,9 +86,11 @@ export class SessionIndexProjector {
       .catch((error: unknown) => this.options.onError?.(error))
       .finally(() => {
         this.running = null;
+        // What arrived during the pass waits for the debounce too: under a steady stream of appends the
+        // projector runs a pass per window, not back to back.
         if (this.wanted) {
           this.wanted = false;
-          this.run();
+          this.poke();
         }
       });
   }
@@ -125,14 +127,14 @@ export class SessionIndexProjector {
     // Positions only: the rows are rendered from the views, so the page's data is never needed here.
     const { positions: events, checkpoint: next } = await this.store.readPositions({ after: checkpoint, limit });
     if (events.length === 0) return { read: 0, next };
-    const sessions = new Set<string>();
+    const sessions = new Map<string, number>();
     for (const event of events) {
       const sessionId = fromSessionStreamId(event.streamId);
-      if (sessionId) sessions.add(sessionId);
+      if (sessionId) sessions.set(sessionId, Math.max(sessions.get(sessionId) ?? 0, event.version));
     }
     const rows: IndexRowWrite[] = [];
-    for (const sessionId of sessions) {
-      const { version, view, exists } = await this.views.view(sessionId);
+    for (const [sessionId, seen] of sessions) {
+      const { version, view, exists } = await this.views.viewAtLeast(sessionId, seen);
       if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
     }
     await writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
