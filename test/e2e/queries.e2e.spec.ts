@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { projectSession, renderTranscript, type SessionEvent } from '#domain';
@@ -73,6 +74,42 @@ describe('GET /v1/sessions/{id}/transcript conditional requests', () => {
     expect(changed.headers.etag).not.toBe(first.headers.etag);
     // Time travel to the version the client holds is that version's answer, with its tag.
     expect((await read('/v1/sessions/etag/transcript?at=1').set('If-None-Match', first.headers.etag)).status).toBe(304);
+  });
+});
+
+describe('cached transcript answers', () => {
+  const raw = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http
+        .get(`${baseUrl}${path}`, { headers: { ...bearer(KEYS.read), ...headers } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        })
+        .on('error', reject);
+    });
+
+  it('sends the same answer as brotli, gzip or identity as the client asks, and counts the cache in bytes', async () => {
+    await ingest('/v1/sessions').send({ sessionId: 'coded', createdAt: 1 });
+    const rows = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `row ${i} ${'text '.repeat(20)}`, timestamp: 10 + i }));
+    await ingest('/v1/sessions/coded/messages').send({ rows });
+    const plain = await raw('/v1/sessions/coded/transcript', {});
+    const br = await raw('/v1/sessions/coded/transcript', { 'Accept-Encoding': 'gzip;q=0.5, br' });
+    const gzip = await raw('/v1/sessions/coded/transcript', { 'Accept-Encoding': 'gzip, br;q=0' });
+    expect([plain.status, br.status, gzip.status]).toEqual([200, 200, 200]);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(br.headers.vary).toContain('Accept-Encoding');
+    expect(br.body.length).toBeLessThan(plain.body.length);
+    const decoded = [plain.body, brotliDecompressSync(br.body), gunzipSync(gzip.body)].map((b) => JSON.parse(b.toString('utf8')));
+    expect(decoded[1]).toEqual(decoded[0]);
+    expect(decoded[2]).toEqual(decoded[0]);
+    expect(decoded[0].messages).toHaveLength(40);
+    expect(new Set([plain, br, gzip].map((r) => r.headers.etag)).size).toBe(1);
+    const metrics = await request(t.server).get('/metrics');
+    const gauge = /^chronicle_answer_cache_bytes (\d+)/m.exec(metrics.text);
+    expect(Number(gauge?.[1])).toBeGreaterThan(plain.body.length);
   });
 });
 

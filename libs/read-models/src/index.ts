@@ -29,3 +29,5 @@ export {
 } from './rebuild/projection-rebuild.js';
 export type { RebuildPhase, RebuildProgress } from './rebuild/rebuild-progress.js';
 export { InvalidCursorError, listSessions, SESSION_STATUSES, type SessionListQuery } from './session-index/session-list.query.js';
+export { ByteBoundedCache } from './answers/byte-bounded.cache.js';
+export { chooseCoding, type ContentCoding, type EncodedAnswer, EncodedAnswers } from './answers/encoded-answers.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { z } from 'zod';
 import { runOf, summarizeJournal } from '#domain';
 import { RequireScope, ZodValidationPipe } from '#platform';
-import { SessionViews } from '#read-models';
+import { chooseCoding, EncodedAnswers, SessionViews } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { checkId } from './session-id.js';
 import { listSessions, sessionListQuery, type SessionListQuery } from './session-list.js';
@@ -26,6 +26,7 @@ export const transcriptQuery = z.object({
 export class SessionQueriesController {
   constructor(
     private readonly views: SessionViews,
+    private readonly answers: EncodedAnswers,
     @Inject(PG_POOL) private readonly pool: pg.Pool,
   ) {}
 
@@ -52,6 +53,7 @@ export class SessionQueriesController {
     @Param('id') id: string,
     @QueryParams(new ZodValidationPipe(transcriptQuery, 'query')) query: z.infer<typeof transcriptQuery>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Headers('accept-encoding') acceptEncoding: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const sessionId = checkId(id, 'id');
@@ -59,12 +61,18 @@ export class SessionQueriesController {
     if (!exists) throw sessionNotFound(sessionId);
     const { messages, toolCards, hash } = transcript;
     const etag = transcriptEtag(query.view, version, hash);
-    reply.header('ETag', etag);
+    reply.header('ETag', etag).header('Vary', 'Accept-Encoding');
     if (isNotModified(ifNoneMatch, etag)) {
       reply.status(304);
       return undefined;
     }
-    return { sessionId, version, view: query.view, messages, toolCards, hash };
+    // Serialised once per (session, version, view) and compressed once per coding, whoever asks.
+    const key = `${sessionId}@${version}/${query.view}`;
+    const answer = this.answers.get(key, () => ({ etag, body: { sessionId, version, view: query.view, messages, toolCards, hash } }));
+    const coding = chooseCoding(acceptEncoding, answer.identity.length);
+    reply.header('Content-Type', 'application/json; charset=utf-8');
+    if (coding !== 'identity') reply.header('Content-Encoding', coding);
+    return this.answers.encode(key, answer, coding);
   }
 
   @Get(':id/markers')

@@ -2,7 +2,7 @@ import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplication
 import pg from 'pg';
 import type { EventStore } from '#event-store';
 import { type ChronicleConfig, Metrics } from '#platform';
-import { SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
+import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
 import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
@@ -39,6 +39,12 @@ const logger = new Logger('Sessions');
           onError: (error) => logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),
       inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics],
+    },
+    {
+      provide: EncodedAnswers,
+      useFactory: (config: ChronicleConfig, metrics: Metrics) =>
+        new EncodedAnswers(config.answerCacheBytes, (bytes) => metrics.answerCacheBytes.set(bytes)),
+      inject: [CONFIG, Metrics],
     },
     {
       provide: SessionIndexProjector,

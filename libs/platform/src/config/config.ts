@@ -23,6 +23,7 @@ const envSchema = z.object({
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
+  CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
 });
 
 export interface ChronicleConfig {
@@ -40,6 +41,8 @@ export interface ChronicleConfig {
   readonly dbPoolSize: number;
   readonly projectorIntervalMs: number;
   readonly liveHeartbeatMs: number;
+  /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
+  readonly answerCacheBytes: number;
 }
 
 /** Reads the service configuration from the environment; a bad value names the variable. */
@@ -73,5 +76,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
+    answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
   };
 }

@@ -52,6 +52,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly answerCacheBytes = new Gauge({
+    name: 'chronicle_answer_cache_bytes',
+    help: 'Bytes of serialised and compressed read answers held in memory (bounded by CHRONICLE_ANSWER_CACHE_BYTES)',
+    registers: [this.registry],
+  });
+
   readonly viewCache = new Counter({
     name: 'chronicle_view_cache_total',
     help: 'Rendered-view cache lookups, by result',

@@ -1,0 +1,55 @@
+/**
+ * An LRU map bounded by the bytes its values hold, not by their count: one 10,000-message answer weighs as
+ * much as a thousand short ones. An entry larger than the whole budget is not kept.
+ */
+export class ByteBoundedCache<K, V> {
+  private readonly entries = new Map<K, { value: V; bytes: number }>();
+  private total = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onSize: (bytes: number) => void = () => undefined,
+  ) {}
+
+  get(key: K): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: K, value: V, bytes: number): void {
+    this.remove(key);
+    if (bytes > this.maxBytes) return;
+    this.entries.set(key, { value, bytes });
+    this.total += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.total -= entry.bytes;
+    }
+    this.onSize(this.total);
+  }
+
+  /** Replaces a value in place, keeping its recency (a lazily added variant of a cached answer). */
+  resize(key: K, value: V, bytes: number): void {
+    if (!this.entries.has(key)) return;
+    this.set(key, value, bytes);
+  }
+
+  private remove(key: K): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.total -= entry.bytes;
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
