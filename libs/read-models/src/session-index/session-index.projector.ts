@@ -136,6 +136,8 @@ export class SessionIndexProjector {
     for (const [sessionId, seen] of sessions) {
       const { version, view, exists } = await this.views.viewAtLeast(sessionId, seen);
       if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
+      // A render is synchronous: let waiting requests in between two, so a pass does not hold the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
     this.options.onPass?.((performance.now() - started) / 1000, events.length);
