@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import {
   decide,
-  evolve,
+  evolveAll,
   render,
   toSessionStreamId,
   type SessionCommand,
@@ -58,8 +58,7 @@ class BenchWriter {
     const decision = decide(command, loaded.state);
     const t2 = now();
     if (decision.duplicate || decision.events.length === 0) throw new Error(`unexpected duplicate on ${sessionId}`);
-    let state: SessionState = loaded.state;
-    for (const event of decision.events) state = evolve(state, event);
+    const state: SessionState = evolveAll(loaded.state, decision.events);
     const t3 = now();
     const result = await this.store.append(
       toSessionStreamId(sessionId),

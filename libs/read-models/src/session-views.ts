@@ -1,5 +1,5 @@
 import {
-  evolve,
+  evolveAll,
   initialSessionState,
   render,
   renderTranscript,
@@ -111,7 +111,8 @@ export class SessionViews {
     let state = base.state;
     if (base.version < target) {
       const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });
-      for (const event of tail) state = evolve(state, toDomainEvent(event));
+      // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
+      state = evolveAll(state, tail.map(toDomainEvent));
     }
     if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state });
     return state;

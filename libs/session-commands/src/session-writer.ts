@@ -1,4 +1,4 @@
-import { DomainError, evolve, fromSessionStreamId, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
+import { DomainError, evolveAll, fromSessionStreamId, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
 import { type AppendResult, ConcurrencyError, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
 import { type LoadedState, type SessionAppendContext, SessionViews, toDomainEvent } from '#read-models';
 
@@ -111,8 +111,9 @@ export class SessionWriter {
     if (sessionId === null) return this.store.append(streamId, events, { expectedVersion });
     let loaded = await this.views.loadLatest(sessionId);
     if (loaded.version !== expectedVersion && !loaded.fresh) loaded = await this.views.load(sessionId);
-    let state: SessionState = loaded.state;
-    if (loaded.version === expectedVersion) for (const event of events) state = evolve(state, toDomainEvent(event) as SessionEvent);
+    // One fold for the whole batch: it owns its intermediate states, so a journal chunk is copied once, not per event.
+    const state: SessionState =
+      loaded.version === expectedVersion ? evolveAll(loaded.state, events.map((event) => toDomainEvent(event) as SessionEvent)) : loaded.state;
     // A mismatch fails the append's version check below; the state handed along is then never committed.
     const result = await this.store.append(streamId, events, { expectedVersion, context: { state } satisfies SessionAppendContext });
     this.views.remember(sessionId, result.version, state);
@@ -127,8 +128,8 @@ export class SessionWriter {
     keys: readonly string[],
     requestId: string | undefined,
   ): Promise<number> {
-    let state: SessionState = loaded.state;
-    for (const event of decision.events) state = evolve(state, event);
+    // One fold for the whole decision: it owns its intermediate states, so a journal chunk is copied once, not per event.
+    const state: SessionState = evolveAll(loaded.state, decision.events);
     const context: SessionAppendContext = { state };
     const metadata = requestId ? { requestId } : {};
     const result = await this.store.append(

@@ -5,6 +5,8 @@ import type { SessionViews } from '../session-views.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
 
 export const SESSION_INDEX = 'session_index';
+/** The lag metric counts up to this many events (a projector that far behind is simply "far behind"). */
+export const LAG_CAP = 100_000;
 /** Any fixed key: one replica at a time runs the projector (a rebuild's swap takes it too). */
 export const SESSION_INDEX_PROJECTOR_LOCK = 727_101;
 
@@ -12,7 +14,7 @@ export interface ProjectorOptions {
   readonly batchSize?: number;
   /** Pokes within this window coalesce into one pass (default 100 ms). */
   readonly debounceMs?: number;
-  /** Events the checkpoint trails the log by; measured on every timer tick (a count, so not after every pass). */
+  /** Events the checkpoint trails the log by (at most LAG_CAP); measured on every timer tick, not after every pass. */
   readonly onLag?: (events: number) => void;
   /** Seconds each pass took, reading, rendering and writing (its share of the process's time under load). */
   readonly onPass?: (seconds: number, events: number) => void;
@@ -147,16 +149,20 @@ export class SessionIndexProjector {
   /** A count over the events past the checkpoint: only from the timer tick. */
   private async reportLag(): Promise<void> {
     if (!this.options.onLag) return;
+    // In the checkpoint's order with a cap: the count walks the read_all index over the lag only (at most
+    // LAG_CAP entries), never the whole table, whatever the store's size.
+    const checkpoint = await readCheckpoint(this.pool, SESSION_INDEX);
     const result = await this.pool.query(
-      `SELECT count(*)::int AS lag FROM events
-        WHERE global_position > COALESCE((SELECT global_position FROM projection_checkpoints WHERE name = $1), 0)`,
-      [SESSION_INDEX],
+      `SELECT count(*)::int AS lag FROM (
+         SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+          ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
+      [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
     );
     this.options.onLag(result.rows[0].lag);
   }
 }
 
-export async function readCheckpoint(client: pg.ClientBase, name: string): Promise<Checkpoint> {
+export async function readCheckpoint(client: pg.ClientBase | pg.Pool, name: string): Promise<Checkpoint> {
   const result = await client.query(
     `SELECT transaction_id::text, global_position::text FROM projection_checkpoints WHERE name = $1`,
     [name],
