@@ -70,13 +70,30 @@ function seqGaps(ordered: readonly JournalEvent[]): SeqGap[] {
   return gaps;
 }
 
-/** Folds raw deliveries of one run (any order, repeats allowed) into the journal read model. */
-export function summarizeJournal(runId: string, events: readonly JournalEvent[]): JournalSummary {
+/** Whether `events` already is what the dedupe and sort below return: valid seqs, strictly increasing. */
+function isOrdered(events: readonly JournalEvent[]): boolean {
+  let previous = 0;
+  for (const { seq } of events) {
+    if (!isValidSeq(seq) || seq <= previous) return false;
+    previous = seq;
+  }
+  return true;
+}
+
+/** De-duplicated by seq (first delivery wins), sorted by seq, invalid seqs left out. */
+function orderedDeliveries(events: readonly JournalEvent[]): JournalEvent[] {
+  // A stored journal is kept in this order (journal-chunks.ts) and is summarised on every derivation of its run.
+  if (isOrdered(events)) return events.slice();
   const bySeq = new Map<number, JournalEvent>();
   for (const event of events) {
     if (isValidSeq(event.seq) && !bySeq.has(event.seq)) bySeq.set(event.seq, event);
   }
-  const ordered = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/** Folds raw deliveries of one run (any order, repeats allowed) into the journal read model. */
+export function summarizeJournal(runId: string, events: readonly JournalEvent[]): JournalSummary {
+  const ordered = orderedDeliveries(events);
   const authoritative = authoritativeTerminal(ordered);
   const fallbackState: JournalState = ordered.length > 0 ? 'running' : 'unknown';
   return {

@@ -4,10 +4,27 @@ type Payload = JournalEvent['payload'];
 
 const REASONING_PART_TYPES: ReadonlySet<string> = new Set(['reasoning', 'thinking']);
 
-/** Reference "ws(x)": collapse every whitespace run to one space and trim. */
+const WHITESPACE_RUN = /\s+/g;
+/** Anything ws() would change: a non-space blank, two blanks in a row, or a blank at either end. */
+const NOT_NORMALISED = /[^\S ]|\s\s|^\s|\s$/;
+
+/**
+ * Reference "ws(x)": collapse every whitespace run to one space and trim. It runs on every journal token and
+ * row a materialisation looks at, so text that is already normal (most) is returned after one scan, without
+ * the word array a split would build. `trim()` strips exactly what `\s` matches, so this equals the
+ * split-on-`\s+`-and-join definition.
+ */
 export function ws(value: unknown): string {
   const text = typeof value === 'string' ? value : value == null ? '' : String(value);
-  return text.split(/\s+/u).filter((word) => word !== '').join(' ');
+  return NOT_NORMALISED.test(text) ? text.replace(WHITESPACE_RUN, ' ').trim() : text;
+}
+
+const NON_BLANK = /\S/;
+
+/** `ws(value) === ''` without building the normalised text: only whether a non-blank character exists matters. */
+export function isBlank(value: unknown): boolean {
+  const text = typeof value === 'string' ? value : value == null ? '' : String(value);
+  return !NON_BLANK.test(text);
 }
 
 /** The visible text of a content value: a string as-is, text parts joined by newlines. */
@@ -31,11 +48,11 @@ export function isReasoningOnlyContent(content: MessageContent | null | undefine
 
 /** True when a content shows something: non-blank text, or any non-reasoning part that is not text. */
 export function hasVisibleContent(content: MessageContent | null | undefined): boolean {
-  if (typeof content === 'string') return ws(content) !== '';
+  if (typeof content === 'string') return !isBlank(content);
   if (!Array.isArray(content)) return false;
   return content.some((part) => {
     if (REASONING_PART_TYPES.has(part.type)) return false;
-    if (part.type === 'text') return ws(part['text']) !== '';
+    if (part.type === 'text') return !isBlank(part['text']);
     return true;
   });
 }
