@@ -4,6 +4,7 @@ import { appendedKeys, factsOf } from './commit-fix.keys.js';
 import { everyRowDropped, type MergedRows } from './commit-fix.ladder.js';
 import { EXPAND, ownsTurnAfter, sameStamp, slotStamps, stampOf, tailPartialOf, type CommitFix } from './commit-fix.point.js';
 import { FACT_SAFE10, hasNoMeta, hasToolCalls, max, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
+import type { Transient } from './draft.js';
 import { isMultipartUser } from './prompt-mirror.js';
 import { isRunSlot, type CommittedEntry, type FixPoint, type SessionState } from './session.state.js';
 import { stateRowInclusion } from './state-rows.js';
@@ -29,13 +30,18 @@ function expandAppended(state: SessionState, fix: FixPoint): { rows: readonly Me
   return { rows: expansion.rows.slice(boundary), origins: expansion.origins.slice(boundary) };
 }
 
-function mergedRows(state: SessionState, fix: FixPoint): MergedRows | null {
+/**
+ * T = T0 ++ N (condition 1 for T), with the facts of T0 continued by a zero entry per new row. `facts` is the
+ * fix point's array when this fold owns it (written in place: the old fix point is replaced either way), else a
+ * copy, so a commit does not copy 4 numbers per state row of the session.
+ */
+function mergedRows(state: SessionState, fix: FixPoint, transient: Transient | null): MergedRows | null {
   const old = fix.rows;
   const oldCount = old.length / STRIDE;
   const lastOld = oldCount > 0 ? old[(oldCount - 1) * STRIDE] : -1;
   const rows: StateRow[] = [];
   const fresh: StateRow[] = [];
-  const facts = old.slice();
+  const facts = transient === null ? old.slice() : transient.ownArray(old);
   for (let index = 0; index < state.stateRows.length; index += 1) {
     const row = state.stateRows[index];
     const included = stateRowInclusion(row, state.pending) === 'included';
@@ -61,15 +67,17 @@ const separated = (row: MessageRow, oldSecond: number | null): boolean => {
 
 /**
  * The fix proven without the full merge (see the module comment), or null. Exported for the property test, which
- * counts how often it applies; not part of the domain's index.
+ * counts how often it applies; not part of the domain's index. With the fold's `transient`, the arrays this fold
+ * owns (S, the fix point's facts) are written in place instead of copied: a commit then costs what the rows it adds
+ * cost, plus one read of each state row. Without it nothing passed in is written.
  */
-export function fastFix(state: SessionState): CommitFix | null {
+export function fastFix(state: SessionState, transient: Transient | null = null): CommitFix | null {
   const fix = state.lastFix;
   const { committed } = state;
   if (fix === null || fix.committedLength > committed.length) return null;
   if (!fix.slots.every((stamp) => sameStamp(stamp, stampOf(state, stamp[0])))) return null;
   const tail = expandAppended(state, fix);
-  const merged = tail === null ? null : mergedRows(state, fix);
+  const merged = tail === null ? null : mergedRows(state, fix, transient);
   if (tail === null || merged === null) return null;
   const oldSecond = fix.maxTs === null ? null : Math.trunc(fix.maxTs);
   for (const row of tail.rows) {
@@ -101,7 +109,7 @@ export function fastFix(state: SessionState): CommitFix | null {
   let out: CommittedEntry[] | null = null;
   tail.origins.forEach((origin, index) => {
     if (isRunSlot(committed[origin]) || attached[index] === committed[origin]) return;
-    out ??= committed.slice();
+    out ??= transient === null ? committed.slice() : transient.ownArray(committed);
     out[origin] = attached[index];
   });
   const next: FixPoint = {

@@ -1,4 +1,5 @@
 import { canSupersedeMarker } from '../journal/index.js';
+import type { Transient } from './draft.js';
 import { EXPAND, fixPointAfter, type CommitFix } from './commit-fix.point.js';
 import { fastFix } from './commit-fix.fast.js';
 import type { TurnPrompt } from './prompt-mirror.js';
@@ -56,10 +57,14 @@ export type { CommitFix } from './commit-fix.point.js';
 
 /**
  * The fix of a commit: the proven fast result, else the full merge (always the full merge with `alwaysMerge`).
- * `landing`: the pending turn the commit lands, whose agent mirror is not adopted (prompt-mirror.ts).
+ * `landing`: the pending turn the commit lands, whose agent mirror is not adopted (prompt-mirror.ts). The fast
+ * path writes the arrays `transient` owns in place (commit-fix.fast.ts).
  */
-export function commitFix(state: SessionState, alwaysMerge: boolean, landing: TurnPrompt | null = null): CommitFix {
-  return (alwaysMerge ? null : fastFix(state)) ?? fullFix(state, landing);
+export function commitFix(state: SessionState, transient: Transient, landing: TurnPrompt | null = null): CommitFix {
+  const result = (transient.alwaysMerge ? null : fastFix(state, transient)) ?? fullFix(state, landing);
+  // The facts of a fix point are built for this state alone: the next commit of this fold may extend them in place.
+  if (result.fix !== null) transient.adopt(result.fix.rows);
+  return result;
 }
 
 function fullFix(state: SessionState, landing: TurnPrompt | null): CommitFix {

@@ -22,7 +22,7 @@ import { collapseMerged, mergeWithSources } from './transcript.merge.js';
  * mirror (prompt-mirror.ts) it does not adopt.
  */
 function commitDisplay(transient: Transient, draft: Draft, landing: TurnPrompt | null = null): readonly MessageRow[] {
-  const { committed, adopted, fix } = commitFix(draft, transient.alwaysMerge, landing);
+  const { committed, adopted, fix } = commitFix(draft, transient, landing);
   if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
   draft.lastFix = fix;
   return adopted;
