@@ -11,6 +11,7 @@ export { insertChronologically } from './chronological.insert.js';
 export { attachApiContentFromState } from './api-content.prepass.js';
 export { stripWorkspacePrefix, ws, looseText, FUZZY_MAX_KEYS, FUZZY_MAX_CHARS } from './text.normalizer.js';
 export { mergeKey, dedupKey, contentKey, visibleKey, visibleTextOf } from './comparison-keys.builder.js';
-export type { Side } from './comparison-keys.builder.js';
+export { keyRow, k1Of, k2Of, k3Of, k4Of, keyString, sameKey } from './comparison-keys.builder.js';
+export type { KeyedRow, Side } from './comparison-keys.builder.js';
 export { backfillMeta } from './display-meta.backfill.js';
 export { mirrorTextOf } from './native-image.mirror.js';

@@ -1,7 +1,7 @@
 import { attachApiContentFromState, mirrorTextOf } from '../merge/index.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { appendedKeys, factsOf } from './commit-fix.keys.js';
-import { everyRowDropped, type MergedRows } from './commit-fix.ladder.js';
+import { everyRowDropped, probeAt, type MergedRows } from './commit-fix.ladder.js';
 import { EXPAND, ownsTurnAfter, sameStamp, slotStamps, stampOf, tailPartialOf, type CommitFix } from './commit-fix.point.js';
 import { FACT_SAFE10, hasNoMeta, hasToolCalls, max, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
 import type { Transient } from './draft.js';
@@ -56,7 +56,7 @@ function mergedRows(state: SessionState, fix: FixPoint, transient: Transient | n
     fresh.push(row);
     facts.push(row.rowId, 0, 0, -1);
   }
-  return rows.length >= oldCount ? { rows, fresh, facts } : null;
+  return rows.length >= oldCount ? { rows, fresh, facts, probes: [] } : null;
 }
 
 /** Condition 2 for one new row: later than every old row (by whole second), no stable id. */
@@ -96,7 +96,7 @@ export function fastFix(state: SessionState, transient: Transient | null = null)
   const freshFrom = merged.rows.length - merged.fresh.length;
   merged.fresh.forEach((row, offset) => {
     const at = (freshFrom + offset) * STRIDE;
-    const { mask, hash, holder } = factsOf(row, keys, sidecarMaxTs);
+    const { mask, hash, holder } = factsOf(probeAt(merged, freshFrom + offset), keys, sidecarMaxTs);
     merged.facts[at + 1] = mask | (hasToolCalls(row) ? 0 : FACT_SAFE10);
     merged.facts[at + 2] = hash;
     merged.facts[at + 3] = holder;

@@ -1,4 +1,4 @@
-import { looseText, visibleKey, visibleTextOf } from '../merge/index.js';
+import { keyRow, looseText, visibleTextOf, type KeyedRow } from '../merge/index.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { factsOf, type SidecarKeys } from './commit-fix.keys.js';
 import { apiOf, FACT_K1, FACT_K2, FACT_K3, FACT_K4, FACT_SAFE10, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
@@ -14,7 +14,12 @@ export interface MergedRows {
   readonly rows: StateRow[];
   readonly fresh: StateRow[];
   readonly facts: number[];
+  /** `rows[i]` keyed on the state side, built on first use (`probeAt`). */
+  readonly probes: KeyedRow[];
 }
+
+/** The probe of merged row `index`: its keys are built once per fix, whoever asks. */
+export const probeAt = (merged: MergedRows, index: number): KeyedRow => (merged.probes[index] ??= keyRow(merged.rows[index], 'state'));
 
 /** Whether step 9 might match `probe` fuzzily to the entry of `target`'s visible key (an over-approximation of §2.1). */
 export function mayMatchFuzzily(probe: MessageRow, target: MessageRow): boolean {
@@ -62,7 +67,7 @@ export function everyRowDropped(
     const at = index * STRIDE;
     let certificate = certificateOf(row, facts[at + 1], sidecarMaxTs, watermark);
     if (certificate === 'none' && index < freshFrom) {
-      const { mask, holder } = factsOf(row, keys, sidecarMaxTs);
+      const { mask, holder } = factsOf(probeAt(merged, index), keys, sidecarMaxTs);
       facts[at + 1] |= mask;
       facts[at + 3] = Math.max(facts[at + 3], holder);
       certificate = certificateOf(row, facts[at + 1], sidecarMaxTs, watermark);
@@ -70,7 +75,7 @@ export function everyRowDropped(
     if (certificate === 'step8') continue;
     if (certificate === 'none') {
       if ((facts[at + 1] & FACT_K4) === 0) return false;
-      const holders = keys.holdersOf(visibleKey(row, 'state'), row.role).filter((position) => position >= index).length;
+      const holders = keys.holdersOf(probeAt(merged, index)).filter((position) => position >= index).length;
       const known = facts[at + 3] >= index && facts[at + 3] < oldLength ? 1 : 0;
       let consumed = 0;
       for (const other of consumers) {

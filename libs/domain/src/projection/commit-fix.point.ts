@@ -1,4 +1,4 @@
-import { attachApiContentFromState, mirrorTextOf, sidecarOwnsInterruptedTurn } from '../merge/index.js';
+import { attachApiContentFromState, keyRow, mirrorTextOf, sidecarOwnsInterruptedTurn } from '../merge/index.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { filedKeys, factsOf } from './commit-fix.keys.js';
 import { apiOf, FACT_SAFE10, hasNoMeta, hasToolCalls, isUserOrAssistant, max, rowIdOf, stableIdOf, takesPartInPrepass, timeOf } from './commit-fix.rows.js';
@@ -94,7 +94,7 @@ export function fixPointAfter(state: SessionState, stateRows: readonly StateRow[
     const carrierApi = carrier == null ? null : apiOf(carrier);
     if (carrier != null && carrierApi === null && api !== null) return null;
     const conflict = carrierApi !== null && api !== null && carrierApi !== api;
-    const { mask, hash, holder } = factsOf(row, keys, sidecarMaxTs);
+    const { mask, hash, holder } = factsOf(keyRow(row, 'state'), keys, sidecarMaxTs);
     const safe = stableIdOf(row) === null && !hasToolCalls(row) && !conflict ? FACT_SAFE10 : 0;
     facts.push(row.rowId, mask | safe, hash, holder);
   }
