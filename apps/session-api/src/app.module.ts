@@ -64,7 +64,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         RuntimeModule.forRoot(runtime),
-        DatabaseModule.forRoot({ url: runtime.databaseUrl, poolSize: runtime.config.dbPoolSize }),
+        DatabaseModule.forRoot({
+          url: runtime.databaseUrl,
+          poolSize: runtime.config.dbPoolSize,
+          appendInFlight: runtime.config.appendInFlight,
+        }),
         CqrsModule.forRoot(),
         TerminusModule,
         SessionsModule,

@@ -14,7 +14,7 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {}
 
-  static forRoot(options: { url: string; poolSize: number }): DynamicModule {
+  static forRoot(options: { url: string; poolSize: number; appendInFlight?: number }): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
@@ -36,6 +36,7 @@ export class DatabaseModule implements OnApplicationShutdown {
               new PostgresEventStore(pool, {
                 inline: [sessionSummaryProjection, liveNotifyProjection],
                 onBatch: (size) => metrics.appendBatchSize.observe(size),
+                ...(options.appendInFlight ? { groupCommit: { maxInFlight: options.appendInFlight } } : {}),
               }),
               {
                 appended({ outcome, seconds, types }) {

@@ -21,6 +21,7 @@ const envSchema = z.object({
   CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(4),
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
@@ -39,6 +40,8 @@ export interface ChronicleConfig {
   readonly recoveryIntervalMs: number;
   readonly snapshotEvery: number;
   readonly dbPoolSize: number;
+  /** Group-commit transactions in flight at once; appends arriving while all are busy go together in the next. */
+  readonly appendInFlight: number;
   readonly projectorIntervalMs: number;
   readonly liveHeartbeatMs: number;
   /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
@@ -74,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     recoveryIntervalMs: e.CHRONICLE_RECOVERY_INTERVAL_MS,
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
+    appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
