@@ -88,7 +88,7 @@ export class SessionWriter {
         const version = await this.append(sessionId, loaded, decision, keys, options.requestId);
         return { sessionId, version, appended: decision.events.length, duplicate: false };
       } catch (error) {
-        if (error instanceof IdempotencyKeyTaken) {
+        if (error instanceof IdempotencyKeyTaken && attempt < MAX_ATTEMPTS) {
           fresh = true;
           continue;
         }
