@@ -115,6 +115,34 @@ describe('POST /v1/recovery/sweep', () => {
     expect(metrics.text).toMatch(/chronicle_recovery_decisions_total\{decision="TurnInterrupted",cause="lost_worker_bookkeeping"\} [1-9]/);
   });
 
+  it('gives up on a done journal missing seq 1 with a decision, never a silent repeat; seq 1 then settles the turn (issue 11)', async () => {
+    const submittedAt = await pendingTurn('sweep-gap-1', 'sweep-gap-run-1');
+    expect((await sweep({ now: submittedAt + 31 })).body).toMatchObject({ interrupted: 1 });
+    const journal = (events: object[]) =>
+      request(t.server).post('/v1/sessions/sweep-gap-1/runs/sweep-gap-run-1/journal').set(ingest).send({ events });
+    expect((await journal([{ seq: 2, event: 'done', payload: {}, createdAt: submittedAt + 3 }])).status).toBe(200);
+    const markers = async () => (await request(t.server).get('/v1/sessions/sweep-gap-1/markers').set(bearer(KEYS.read))).body.items;
+    expect(await markers()).toEqual([expect.objectContaining({ runId: 'sweep-gap-run-1', status: 'pending_journal' })]);
+    const session = async () => (await request(t.server).get('/v1/sessions/sweep-gap-1').set(bearer(KEYS.read))).body;
+    expect((await session()).status).toBe('recovering');
+
+    const giveUp = await sweep({ now: submittedAt + 31 + 86_400 });
+    expect(giveUp.status).toBe(200);
+    expect(giveUp.body).toMatchObject({ gaveUp: 1 });
+    expect((await eventTypes('sweep-gap-1')).at(-1)).toBe('JournalRecoveryAbandoned');
+    expect(await markers()).toEqual([expect.objectContaining({ runId: 'sweep-gap-run-1', status: 'neutral' })]);
+    expect((await sweep({ now: submittedAt + 31 + 86_401 })).body).toMatchObject({ gaveUp: 0, interrupted: 0 });
+    const metrics = await request(t.server).get('/metrics');
+    expect(metrics.text).toContain('# TYPE chronicle_recovery_refusals_total counter');
+    expect(metrics.text).not.toMatch(/chronicle_recovery_refusals_total\{[^}]*\} [1-9]/);
+
+    expect((await journal([{ seq: 1, event: 'metering', payload: {}, createdAt: submittedAt + 2 }])).status).toBe(200);
+    expect(await markers()).toEqual([]);
+    const display = await request(t.server).get('/v1/sessions/sweep-gap-1/transcript').set(bearer(KEYS.read));
+    expect(display.body.messages.some((row: { type?: string }) => row.type === 'interrupted')).toBe(false);
+    expect((await session()).status).toBe('active');
+  });
+
   it('never touches a run whose live stream is open', async () => {
     const submittedAt = await pendingTurn('sweep-2', 'sweep-run-2');
     await request(t.server).put('/v1/runs/sweep-run-2/stream').set(ingest).send({ sessionId: 'sweep-2' });

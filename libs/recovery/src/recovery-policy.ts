@@ -1,6 +1,8 @@
 import {
+  deriveJournalOutcome,
   render,
   runOf,
+  summarizeJournal,
   type InterruptionCause,
   type JournalRecoveryAbandoned,
   type SessionState,
@@ -94,8 +96,11 @@ function giveUps(state: SessionState, view: SessionView, now: number): JournalRe
   const out: JournalRecoveryAbandoned[] = [];
   for (const marker of view.markers) {
     if (marker.status !== 'pending_journal') continue;
-    const interruption = runOf(state, marker.runId)?.interruption;
-    if (!interruption || interruption.abandoned) continue;
+    const run = runOf(state, marker.runId);
+    const interruption = run?.interruption;
+    if (!run || !interruption || interruption.abandoned) continue;
+    // The one marker rule (the decider's guard calls it too), so a proposal is never refused for disagreeing.
+    if (deriveJournalOutcome(summarizeJournal(run.runId, run.journal), false) !== 'pending_journal') continue;
     const waited = now - interruption.detectedAt;
     if (waited < JOURNAL_GIVE_UP_SECONDS) continue;
     out.push({

@@ -1,4 +1,4 @@
-import { evolveAll, initialSessionState, render, type SessionEvent, type SessionState, type StateRow } from '#domain';
+import { decide, evolveAll, initialSessionState, render, type SessionEvent, type SessionState, type StateRow } from '#domain';
 import { checkAgentStore } from './agent-store-turn.js';
 import { type LeaseFact, type LivenessFacts, noLiveness } from './liveness-facts.js';
 import { decideRecovery, GRACE_SECONDS, JOURNAL_GIVE_UP_SECONDS, type RecoveryInput } from './recovery-policy.js';
@@ -297,6 +297,23 @@ describe('giving up on a journal (86,400 s after detection)', () => {
       data: { runId: 'r1', seq: 1, event: 'token', payload: { text: 'Partial answer' }, createdAt: SUBMITTED + 2 },
     };
     expect(decisionsAt(detectedAt + JOURNAL_GIVE_UP_SECONDS * 2, token)).toEqual([]);
+  });
+
+  it('gives up on a done journal whose seq 1 is missing, and the decider accepts it (one marker rule, issue 11)', () => {
+    const done: SessionEvent = {
+      type: 'JournalEventRecorded',
+      data: { runId: 'r1', seq: 2, event: 'done', payload: {}, createdAt: SUBMITTED + 3 },
+    };
+    const now = detectedAt + JOURNAL_GIVE_UP_SECONDS;
+    const decisions = decisionsAt(now, done);
+    expect(decisions.map((d) => d.type)).toEqual(['JournalRecoveryAbandoned']);
+    const state = stateOf(started, submitted(), interrupted, done);
+    expect(decide({ type: 'AbandonJournalRecovery', data: decisions[0]!.data } as never, state).events).toHaveLength(1);
+    const seq1: SessionEvent = {
+      type: 'JournalEventRecorded',
+      data: { runId: 'r1', seq: 1, event: 'metering', payload: {}, createdAt: SUBMITTED + 2 },
+    };
+    expect(decisionsAt(now, done, seq1)).toEqual([]);
   });
 
   it('gives up on an old marker and decides the next pending turn in the same sweep', () => {

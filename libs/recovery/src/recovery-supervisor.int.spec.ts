@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type SessionEvent, toSessionStreamId } from '#domain';
+import { type DomainError, evolve, type SessionEvent, toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
 import { SessionIndexProjector, sessionSummaryProjection, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
@@ -133,6 +133,30 @@ describe('a sweep', () => {
     expect(await supervisor.sweep(T0 + 31 + 86_399)).toMatchObject({ gaveUp: 0 });
     expect(await supervisor.sweep(T0 + 31 + 86_400)).toMatchObject({ examined: 1, gaveUp: 1 });
     expect(await typesOf('giveup-1')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted', 'JournalRecoveryAbandoned']);
+  });
+
+  it('reports a decision the domain refuses (onRefused), never swallowing it silently', async () => {
+    await given('refused-1', submitted('refused-run'));
+    await replica().supervisor.sweep(T0 + 31);
+    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
+    const writer = new SessionWriter(store, views);
+    // The decider sees a journal the policy did not (a disagreement between them): it refuses the give-up.
+    const token: SessionEvent = {
+      type: 'JournalEventRecorded',
+      data: { runId: 'refused-run', seq: 1, event: 'token', payload: { text: 'x' }, createdAt: T0 + 1 },
+    };
+    const disagreeing = {
+      write: ((sessionId, decide, options) =>
+        writer.write(sessionId, (loaded) => decide({ ...loaded, state: evolve(loaded.state, token) }), options)) as SessionWriter['write'],
+    };
+    const refusals: [string, string, string][] = [];
+    const supervisor = new RecoverySupervisor(pool, registry, views, disagreeing, {
+      clock: () => clock,
+      onRefused: (decision, error: DomainError, sessionId) => refusals.push([sessionId, decision.type, error.code]),
+    });
+    expect(await supervisor.sweep(T0 + 31 + 86_400)).toMatchObject({ gaveUp: 0, failed: 0 });
+    expect(refusals).toEqual([['refused-1', 'JournalRecoveryAbandoned', 'MARKER_NOT_PENDING']]);
+    expect(await typesOf('refused-1')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted']);
   });
 });
 

@@ -24,6 +24,11 @@ export interface SupervisorOptions {
   readonly clock?: () => number;
   readonly onDecision?: (decision: RecoveryDecision) => void;
   readonly onError?: (error: unknown, sessionId: string | null) => void;
+  /**
+   * A decision the policy proposed and the domain refused (its guard disagreed): reported, never silent, so a
+   * policy/decider disagreement that would repeat on every sweep is visible (a log line and a counter).
+   */
+  readonly onRefused?: (decision: RecoveryDecision, error: DomainError, sessionId: string) => void;
 }
 
 /** A sweep's requested `now` may only be later than the clock ("decide as of then"). */
@@ -48,8 +53,15 @@ const COMMAND_OF: { readonly [T in RecoveryDecision['type']]: SessionCommand['ty
   JournalRecoveryAbandoned: 'AbandonJournalRecovery',
 };
 
-/** The decisions the domain still accepts on `state`, in order (its guards revalidate the policy's view). */
-function accepted(state: SessionState, decisions: readonly RecoveryDecision[]): RecoveryDecision[] {
+/**
+ * The decisions the domain still accepts on `state`, in order (its guards revalidate the policy's view);
+ * each refusal goes to `onRefused`.
+ */
+function accepted(
+  state: SessionState,
+  decisions: readonly RecoveryDecision[],
+  onRefused: (decision: RecoveryDecision, error: DomainError) => void,
+): RecoveryDecision[] {
   const out: RecoveryDecision[] = [];
   let current = state;
   for (const decision of decisions) {
@@ -61,6 +73,7 @@ function accepted(state: SessionState, decisions: readonly RecoveryDecision[]): 
       }
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      onRefused(decision, error);
     }
   }
   return out;
@@ -148,15 +161,19 @@ export class RecoverySupervisor {
       const { decisions } = decideRecovery({ state, view, liveness, hasContinuationChild, now });
       if (decisions.length === 0) return [];
       let appended: RecoveryDecision[] = [];
+      let refused: [RecoveryDecision, DomainError][] = [];
       try {
         const result = await this.writer.write(
           sessionId,
           (current) => {
-            appended = accepted(current.state, decisions);
+            refused = [];
+            appended = accepted(current.state, decisions, (decision, error) => refused.push([decision, error]));
             return { events: appended };
           },
           { expectedVersion: version },
         );
+        // Reported once the write went through at this version (a lost race re-decides instead).
+        for (const [decision, error] of refused) this.options.onRefused?.(decision, error, sessionId);
         return result.appended > 0 ? appended : [];
       } catch (error) {
         // The stream moved on (another replica decided, or a new event arrived): re-load and re-check;

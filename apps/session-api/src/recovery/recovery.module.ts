@@ -30,6 +30,12 @@ const logger = new Logger('Recovery');
               decision: decision.type,
               cause: decision.type === 'TurnInterrupted' ? decision.data.cause : 'none',
             }),
+          onRefused: (decision, error, sessionId) => {
+            logger.warn(
+              `recovery decision refused: session ${sessionId}, run ${decision.data.runId ?? 'none'}, decision ${decision.type}, code ${error.code}: ${error.message}`,
+            );
+            metrics.recoveryRefusals.inc({ decision: decision.type, code: error.code });
+          },
           onError: (error, sessionId) =>
             logger.warn(`recovery sweep${sessionId ? ` of ${sessionId}` : ''} failed: ${(error as Error).message}`),
         }),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { fieldErrorsOf } from '../events/parse-session-event.js';
-import { deriveShownMarkerStatus, journalEndsTurn, summarizeJournal } from '../journal/index.js';
+import { deriveJournalOutcome, summarizeJournal } from '../journal/index.js';
 import type { RunRecord, SessionState } from '../projection/session.state.js';
 import { effectiveStateRows } from '../projection/state-rows.js';
 import { expandCommitted } from '../projection/transcript.expand.js';
@@ -32,10 +32,10 @@ export function committedDisplayLength(state: SessionState): number {
   return mergeWithSources(expansion, effectiveStateRows(state.stateRows, state.pending), state).rows.length;
 }
 
-/** The marker of an interrupted run still waits for its journal. */
+/** The marker of an interrupted run still waits for its journal (the one marker rule, `deriveJournalOutcome`). */
 export function markerAwaitsJournal(run: RunRecord): boolean {
   const interruption = run.interruption;
   if (interruption === null || interruption.superseded || interruption.abandoned) return false;
   const journal = summarizeJournal(run.runId, run.journal);
-  return !journalEndsTurn(journal) && deriveShownMarkerStatus(journal, false) === 'pending_journal';
+  return deriveJournalOutcome(journal, false) === 'pending_journal';
 }

@@ -110,4 +110,11 @@ describe('recovery decisions', () => {
     expect(codeOf(abandon, [...pending, interrupted('r1', 1100), ...tokens('r1', 1, ['x'], 1011)])).toBe('MARKER_NOT_PENDING');
     expect(codeOf(abandon, pending)).toBe('MARKER_NOT_PENDING');
   });
+
+  it('abandon a marker whose done journal misses seq 1 (the view shows it pending_journal: one marker rule, issue 11)', () => {
+    const abandon: SessionCommand = { type: 'AbandonJournalRecovery', data: { runId: 'r1', at: 90_000, reason: 'timeout' } };
+    const gap = [...pending, interrupted('r1', 1100), journal('r1', 2, 'done', {}, 1012)];
+    expect(decide(abandon, given(...gap)).events).toHaveLength(1);
+    expect(codeOf(abandon, [...gap, journal('r1', 1, 'metering', {}, 1011)])).toBe('MARKER_NOT_PENDING');
+  });
 });

@@ -31,7 +31,8 @@ export {
   buildMarkerRow,
   deriveMarkerStatus,
   deriveShownMarkerStatus,
-  journalEndsTurn,
+  deriveJournalOutcome,
+  type JournalOutcome,
   type MarkerRowInput,
   type MarkerStatusInput,
 } from './marker-status.policy.js';

@@ -30,9 +30,29 @@ export function deriveShownMarkerStatus(journal: JournalSummary, abandoned: bool
   return 'pending_journal';
 }
 
-/** §3.5: a journal whose authoritative terminal state is `completed` settles the turn; no marker. */
-export function journalEndsTurn(summary: JournalSummary): boolean {
-  return summary.terminalState === 'completed';
+/** What an interrupted run's journal decides: the turn is settled from it (no marker), or the marker's status. */
+export type JournalOutcome = 'settled' | ShownMarkerStatus;
+
+/**
+ * THE marker rule: the one function the view (run-segment, render), the decider guards and the recovery
+ * policy call, so they never disagree about whether a journal ends the turn.
+ *
+ * The turn is settled from its journal (recovered rows, no marker, §3.5) when its authoritative terminal state is
+ * `completed` (§1.4) and either
+ *  - the authoritative event is `done` and the journal is whole (no seq gap): the worker reported completion, with
+ *    or without visible output, or
+ *  - the journal has visible output (a journal closed only by `stream_end`, the transport closure, settles only so).
+ * Otherwise the marker shows `deriveShownMarkerStatus`: recovered › no_output › neutral › pending_journal. So a
+ * `stream_end`-only journal without output keeps a `no_output` marker, and a `done` behind a missing seq stays
+ * `pending_journal` (the supervisor may give it up) until the missing seq arrives and the turn settles. Arrival order
+ * does not matter: the whole journal is read every time.
+ */
+export function deriveJournalOutcome(journal: JournalSummary, abandoned: boolean): JournalOutcome {
+  if (journal.terminalState === 'completed') {
+    const doneWhole = journal.authoritativeEvent?.event === 'done' && journal.gaps.length === 0;
+    if (doneWhole || journal.hasVisibleOutput) return 'settled';
+  }
+  return deriveShownMarkerStatus(journal, abandoned);
 }
 
 export interface MarkerRowInput {

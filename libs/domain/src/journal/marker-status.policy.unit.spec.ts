@@ -2,8 +2,8 @@ import type { JournalEvent } from '../messages/message-row.js';
 import {
   INTERRUPTED_MARKER_LEAD,
   buildMarkerRow,
+  deriveJournalOutcome,
   deriveMarkerStatus,
-  journalEndsTurn,
   summarizeJournal,
 } from './index.js';
 
@@ -63,18 +63,37 @@ describe('the status of an interruption marker', () => {
   });
 });
 
-describe('a journal that ends the turn itself (§3.5)', () => {
+describe('the one marker rule: does the journal settle the turn (§3.5, architecture "Markers are derived")', () => {
+  const outcomeOf = (events: readonly JournalEvent[], abandoned = false) => deriveJournalOutcome(summarizeJournal('run-1', events), abandoned);
   it.each([
-    [[ev(1, 'token', { text: 'x' }), ev(2, 'done')], true],
-    [[ev(1, 'done'), ev(2, 'stream_end')], true],
-    [[ev(1, 'stream_end')], true],
-    [[ev(1, 'done', { terminal_state: 'tool_limit_reached' })], false],
-    [[ev(1, 'apperror', { type: 'x' }), ev(2, 'stream_end')], false],
-    [[ev(1, 'cancel'), ev(2, 'stream_end')], false],
-    [[ev(1, 'token', { text: 'x' })], false],
-    [[], false],
-  ])('%j ends the turn: %s', (events, expected) => {
-    expect(journalEndsTurn(summarizeJournal('run-1', events))).toBe(expected);
+    [[ev(1, 'token', { text: 'x' }), ev(2, 'done')], 'settled'],
+    [[ev(1, 'done'), ev(2, 'stream_end')], 'settled'],
+    [[ev(1, 'done')], 'settled'],
+    [[ev(1, 'metering'), ev(2, 'done')], 'settled'],
+    [[ev(1, 'token', { text: 'x' }), ev(2, 'stream_end')], 'settled'],
+    [[ev(2, 'token', { text: 'x' }), ev(3, 'stream_end')], 'settled'],
+    [[ev(1, 'stream_end')], 'no_output'],
+    [[ev(2, 'done')], 'pending_journal'],
+    [[ev(2, 'stream_end')], 'pending_journal'],
+    [[ev(1, 'done', { terminal_state: 'tool_limit_reached' })], 'no_output'],
+    [[ev(1, 'apperror', { type: 'x' }), ev(2, 'stream_end')], 'no_output'],
+    [[ev(1, 'cancel'), ev(2, 'stream_end')], 'no_output'],
+    [[ev(1, 'token', { text: 'x' })], 'recovered'],
+    [[], 'pending_journal'],
+  ])('%j gives %s', (events, expected) => {
+    expect(outcomeOf(events)).toBe(expected);
+  });
+
+  it('settles a done journal, with or without output, whatever arrived before or after the decision', () => {
+    expect([outcomeOf([ev(1, 'done')], true), outcomeOf([ev(1, 'reasoning', { text: 'r' }), ev(2, 'done')], true)]).toEqual([
+      'settled',
+      'settled',
+    ]);
+  });
+
+  it('keeps a done behind a missing seq pending (givable up), and settles it once the seq arrives (issue 11 repro)', () => {
+    expect([outcomeOf([ev(2, 'done')]), outcomeOf([ev(2, 'done')], true)]).toEqual(['pending_journal', 'neutral']);
+    expect(outcomeOf([ev(2, 'done'), ev(1, 'metering')], true)).toBe('settled');
   });
 });
 

@@ -1,7 +1,7 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { apiContentOf, exactTimestampOf, isRecord, readRowId, stableIdOf, timestampOf, toolCallsKeyOf } from './row-fields.normalizer.js';
 import { TextMap } from './text.map.js';
-import { stripWorkspacePrefix, ws } from './text.normalizer.js';
+import { stripWorkspacePrefix } from './text.normalizer.js';
 import type { Slot } from './timeline.list.js';
 
 /**
@@ -17,8 +17,11 @@ function isUserRole(row: MessageRow): boolean {
 }
 
 /**
- * The scalar text a rich user row projects to, or null if the row is not rich. Judgment call: a list
- * with any part that is neither text nor image is not treated as a mirror candidate.
+ * The scalar text a rich user row projects to, or null if the row is not rich, in the prefix-stripped form
+ * the state side is compared in (R2): a text part that carries the model-facing `[Workspace::v1: …]` prefix
+ * (and an `[Attached files: …]` note, kept as text) still pairs with its agent-store projection, whose
+ * content is that text plus `\n[screenshot]` per image. Judgment call: a list with any part that is neither
+ * text nor image is not treated as a mirror candidate.
  */
 export function mirrorTextOf(row: MessageRow): string | null {
   if (!Array.isArray(row.content) || !isUserRole(row)) return null;
@@ -32,7 +35,7 @@ export function mirrorTextOf(row: MessageRow): string | null {
       images += 1;
     } else return null;
   }
-  return images > 0 ? ws(pieces.join('\n')) : null;
+  return images > 0 ? stripWorkspacePrefix(pieces.join('\n')) : null;
 }
 
 function mirrorKey(row: MessageRow, text: string): string {

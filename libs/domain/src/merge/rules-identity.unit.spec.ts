@@ -37,6 +37,29 @@ describe('when a rich image prompt and its scalar mirror meet (R15)', () => {
     ]);
   });
 
+  it('R15 absorbs the mirror when the rich row\u2019s text part carries the workspace prefix and an attached-files note', () => {
+    const text = '[Workspace::v1: /srv/project]\nWhat is on this screen?\n\n[Attached files: shot.png]';
+    const rich = photo(text, 100.25);
+    const mirror = user(`${text}\n[screenshot]`, 100.25, { apiContent: 'provider bytes' });
+
+    expect(mergeSessionMessages([rich, assistant('seen', 101)], [mirror])).toEqual([
+      photo(text, 100.25, { apiContent: 'provider bytes' }),
+      assistant('seen', 101),
+    ]);
+    const twoImages: MessageRow = { ...rich, content: [...(rich.content as unknown[]), { type: 'image_url', image_url: 'u' }] } as MessageRow;
+    expect(mergeSessionMessages([twoImages], [user(`${text}\n[screenshot]\n[screenshot]`, 100.25)])).toEqual([twoImages]);
+  });
+
+  it('R15 with the workspace prefix still needs the exact timestamp and no conflicting identities', () => {
+    const text = '[Workspace::v1: /srv/project]\nWhat is on this screen?\n\n[Attached files: shot.png]';
+    const sidecar = [photo(text, 100.25, { id: 'p-1' }), assistant('seen', 101)];
+    const later = user(`${text}\n[screenshot]`, 100.5);
+    const otherId = user(`${text}\n[screenshot]`, 100.25, { id: 'p-2' });
+
+    expect(mergeSessionMessages(sidecar, [later])).not.toEqual(sidecar);
+    expect(mergeSessionMessages(sidecar, [otherId])).not.toEqual(sidecar);
+  });
+
   it('R15 refuses to pair when two rich sidecar rows share the mirror key', () => {
     const sidecar = [photo('here', 100), photo('here', 100), assistant('seen', 101)];
     const mirror = user('here [screenshot]', 100);

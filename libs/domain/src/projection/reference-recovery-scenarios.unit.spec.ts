@@ -107,8 +107,8 @@ describe('a marker whose journal, read later, turns out sealed and empty (only s
     journal('r1', 1, 'stream_end', {}, T0 + 1),
   ];
 
-  // D1 (fixed): a journal settles the turn only when it ends `completed` AND has visible output
-  // (run-segment.ts `journalSettlesTurn`); a completed journal without output is terminal-only: marker `no_output`.
+  // D1 (fixed): a journal closed only by `stream_end` settles the turn only with visible output
+  // (the one marker rule, `deriveJournalOutcome`); without output it keeps a `no_output` marker.
   it('keeps exactly one decided marker (not pending) as the last row, with no recovered rows', () => {
     const view = projectSession(events);
     const markers = markerRows(view.display);
@@ -140,6 +140,33 @@ describe('a completed journal settles the turn only with visible output (D1)', (
     const view = projectSession(events);
     expect(view.markers).toEqual([]);
     expect(view.display.at(-1)).toMatchObject({ role: 'assistant', content: 'answer', recoveredFromRunJournal: true });
+  });
+});
+
+describe('a done journal settles the turn with or without visible output (issue 11, architecture "Markers are derived")', () => {
+  const head: SessionEvent[] = [started(), recorded(user('q', T0 - 10), assistant('a', T0 - 9)), submitted('r1', 'next', T0)];
+
+  it('settles a whole done-only journal (no marker) whether it arrives before or after the interruption', () => {
+    const early = projectSession([...head, journal('r1', 1, 'done', {}, T0 + 1), interrupted('r1', T0 + 40)]);
+    const late = projectSession([...head, interrupted('r1', T0 + 40), journal('r1', 1, 'done', {}, T0 + 1)]);
+    expect(canonicalJson(early)).toBe(canonicalJson(late));
+    expect(late.markers).toEqual([]);
+    expect(markerRows(late.display)).toHaveLength(0);
+    expect(late.display.at(-1)).toMatchObject({ role: 'user', content: 'next' });
+    expect(late.summary.status).toBe('active');
+  });
+
+  it('keeps a done behind a missing seq 1 pending (recovering), neutral once given up, and settles when seq 1 arrives', () => {
+    const gap = [...head, interrupted('r1', T0 + 40), journal('r1', 2, 'done', {}, T0 + 2)];
+    const pending = projectSession(gap);
+    expect(pending.markers.map((m) => m.status)).toEqual(['pending_journal']);
+    expect(pending.summary.status).toBe('recovering');
+    const given = [...gap, abandoned('r1', T0 + 40 + 86_400)];
+    expect(projectSession(given).markers.map((m) => m.status)).toEqual(['neutral']);
+    const whole = projectSession([...given, journal('r1', 1, 'metering', {}, T0 + 1)]);
+    expect(whole.markers).toEqual([]);
+    expect(markerRows(whole.display)).toHaveLength(0);
+    expect(whole.summary.status).toBe('active');
   });
 });
 

@@ -1,14 +1,12 @@
 import {
   buildMarkerRow,
   buildRecoveredPendingRow,
-  deriveShownMarkerStatus,
+  deriveJournalOutcome,
   isCheckpointMatch,
-  journalEndsTurn,
   materialiseJournal,
   mirrorToContext,
   recoverGatewayTerminalError,
   summarizeJournal,
-  type JournalSummary,
   type PendingTurn,
   type ShownMarkerStatus,
 } from '../journal/index.js';
@@ -64,17 +62,9 @@ function latestUserWithText(rows: readonly MessageRow[], text: string): number |
 }
 
 /**
- * Whether the run's journal settles the turn (recovered rows, no marker, §3.5): its authoritative terminal state
- * is `completed` AND it has visible output. A completed journal without output (only `stream_end`, say) is a
- * terminal-only journal: the turn keeps its marker, with status `no_output` (issue 5; the reference keeps the
- * armed marker and demotes it, §3.6). It reads the whole journal, so it does not depend on arrival order.
- */
-export const journalSettlesTurn = (journal: JournalSummary): boolean => journalEndsTurn(journal) && journal.hasVisibleOutput;
-
-/**
  * Derives what an interrupted run adds to the transcript, afresh from its journal (§4.3 branch A):
- * a completed journal with output settles the turn (recovered rows with dedupe, no marker, §3.5, see
- * `journalSettlesTurn`); otherwise the recovered
+ * a journal that settles the turn (`deriveJournalOutcome`, the one marker rule) gives recovered rows with
+ * dedupe and no marker (§3.5); otherwise the recovered
  * user row, the journal output, then a validated gateway error (§3.8) or the marker (§3.4, §3.9).
  */
 export function deriveRunSegment(input: RunSegmentInput): RunSegment {
@@ -84,7 +74,8 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
   const recoveredRow = buildRecoveredPendingRow(pending);
   const fallbackTimestamp = Math.trunc(interruption.detectedAt);
   let rows: readonly MessageRow[] = input.rows;
-  const completed = journalSettlesTurn(journal);
+  const outcome = deriveJournalOutcome(journal, interruption.abandoned);
+  const completed = outcome === 'settled';
   const tail = promptIsTail(rows, pending) ? rows.length - 1 : null;
   const shownPrompt = completed ? (tail ?? latestUserWithText(rows, pending.text)) : tail;
   const appendPrompt = shownPrompt === null;
@@ -112,7 +103,7 @@ export function deriveRunSegment(input: RunSegmentInput): RunSegment {
     pending,
   });
   if (gateway.recovered) return { ...output, rows: gateway.rows, marker: null, promptIndex };
-  const status = deriveShownMarkerStatus(journal, interruption.abandoned);
+  const status: ShownMarkerStatus = outcome;
   const markerRow = buildMarkerRow({ cause: interruption.cause, status, timestamp: interruption.detectedAt });
   const marker: DerivedMarker = {
     runId: run.runId,

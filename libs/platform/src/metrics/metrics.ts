@@ -40,6 +40,12 @@ export class Metrics {
     labelNames: ['decision', 'cause'] as const,
     registers: [this.registry],
   });
+  readonly recoveryRefusals = new Counter({
+    name: 'chronicle_recovery_refusals_total',
+    help: 'Recovery decisions the supervisor proposed and the domain refused, by kind and error code',
+    labelNames: ['decision', 'code'] as const,
+    registers: [this.registry],
+  });
   readonly clientDisconnects = new Counter({
     name: 'chronicle_client_disconnects_total',
     help: 'Requests whose client went away mid-response (broken pipe, reset)',
