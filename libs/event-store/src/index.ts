@@ -1,7 +1,7 @@
 export * from './event-store.js';
 export { chainHash } from './event-hash.js';
+export { CommitOutcomeUnknown } from './append-batch.outcomes.js';
 export {
-  CommitOutcomeUnknown,
   PostgresEventStore,
   type PostgresEventStoreOptions,
 } from './postgres-event-store.js';

@@ -1,0 +1,69 @@
+import {
+  type AppendResult,
+  ConcurrencyError,
+  IdempotencyKeyTaken,
+  type NewEvent,
+} from './event-store.js';
+import type { BatchOutcome } from './group-commit.queue.js';
+import { InlineProjectionError } from './inline-projection.error.js';
+
+/** One append waiting in (or sent with) a group commit, its data already in canonical JSON. */
+export interface PendingAppend {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: number | null;
+  readonly keys: readonly string[];
+  readonly canon: readonly string[];
+  readonly meta: readonly string[];
+  readonly context: unknown;
+}
+
+/** One outcome row of chronicle_append_batch. */
+export interface ItemRow {
+  item: number;
+  outcome: 'ok' | 'conflict' | 'duplicate';
+  version: string;
+  last_hash: string | null;
+  positions: string[] | null;
+}
+
+/** Code-unit order, the same on every replica (localeCompare would depend on the locale). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function toOutcome(item: PendingAppend, row: ItemRow): BatchOutcome<AppendResult>[number] {
+  const expected = item.expected ?? 'any';
+  if (row.outcome === 'conflict') return { ok: false, error: new ConcurrencyError(item.streamId, expected, Number(row.version)) };
+  if (row.outcome === 'duplicate') return { ok: false, error: new IdempotencyKeyTaken(item.streamId, Number(row.version)) };
+  return {
+    ok: true,
+    value: { streamId: item.streamId, version: Number(row.version), globalPositions: row.positions ?? [], lastHash: row.last_hash ?? '' },
+  };
+}
+
+/** A unique violation the locks should prevent (a stream created twice at once) is still a lost race. */
+export function translate(error: unknown, item: PendingAppend): unknown {
+  const pgError = error as { code?: string; constraint?: string };
+  if (pgError.code !== '23505') return error;
+  if (pgError.constraint === 'idempotency_keys_pkey') return new IdempotencyKeyTaken(item.streamId);
+  return new ConcurrencyError(item.streamId, item.expected ?? 'any', null);
+}
+
+/** SQLSTATE classes of a broken connection or server: the batch's fate is not the items' fault. */
+const CONNECTION_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
+
+export function isRetryableAlone(error: unknown): boolean {
+  if (error instanceof CommitOutcomeUnknown) return false;
+  if (error instanceof InlineProjectionError) return true;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
+}
+
+/** The connection broke while COMMIT was under way: the batch may or may not have committed, so none is acknowledged. */
+export class CommitOutcomeUnknown extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the commit's outcome is unknown: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'CommitOutcomeUnknown';
+  }
+}
