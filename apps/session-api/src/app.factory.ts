@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, PinoNestLogger, registerJsonBodyParser, registerRequestLog, requestIdFor } from '#platform';
+import { createLogger, Metrics, PinoNestLogger, registerJsonBodyParser, registerRequestLog, registerRequestMetrics, requestIdFor } from '#platform';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
 
@@ -36,6 +36,7 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
     forceCloseConnections: true,
   });
   app.enableShutdownHooks();
+  registerRequestMetrics(fastify, app.get(Metrics));
   // Routes (the docs included) must all be registered before Fastify is ready; after it, none can be.
   setupDocs(app);
   await app.init();

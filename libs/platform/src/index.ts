@@ -11,4 +11,5 @@ export { ZodValidationPipe } from './validation/zod-validation.pipe.js';
 export { RateLimiter } from './auth/rate-limiter.js';
 export { createLogger, PinoNestLogger } from './logging/pino-nest.logger.js';
 export { registerRequestLog, requestIdFor } from './logging/request-log.hook.js';
+export { registerRequestMetrics } from './metrics/request-metrics.hook.js';
 export { registerJsonBodyParser } from './validation/json-body.parser.js';

@@ -22,7 +22,7 @@ export interface SweepResult {
 export interface SupervisorOptions {
   /** Real clock, epoch seconds. */
   readonly clock?: () => number;
-  readonly onDecision?: (decision: RecoveryDecision) => void;
+  readonly onDecision?: (decision: RecoveryDecision, sessionId: string) => void;
   readonly onError?: (error: unknown, sessionId: string | null) => void;
   /**
    * A decision the policy proposed and the domain refused (its guard disagreed): reported, never silent, so a
@@ -138,7 +138,7 @@ export class RecoverySupervisor {
           if (decision.type === 'TurnInterrupted') tally.interrupted += 1;
           else if (decision.type === 'TurnRecoveredFromAgentStore') tally.recoveredFromAgentStore += 1;
           else tally.gaveUp += 1;
-          this.options.onDecision?.(decision);
+          this.options.onDecision?.(decision, sessionId);
         }
       } catch (error) {
         tally.examined += 1;

@@ -20,13 +20,15 @@ export class DatabaseModule implements OnApplicationShutdown {
       providers: [
         {
           provide: PG_POOL,
-          useFactory: () => {
+          useFactory: (metrics: Metrics) => {
             // Pipeline mode: an append batch's statements leave in one write (PipelinedTransaction).
             const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, pipeline: true });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
             pool.on('error', () => undefined);
+            metrics.watchPool(pool);
             return pool;
           },
+          inject: [Metrics],
         },
         {
           provide: EVENT_STORE,

@@ -25,11 +25,11 @@ const logger = new Logger('Recovery');
       useFactory: (pool: pg.Pool, registry: LivenessRegistry, views: SessionViews, writer: SessionWriter, metrics: Metrics, clock: Clock) =>
         new RecoverySupervisor(pool, registry, views, writer, {
           clock,
-          onDecision: (decision) =>
-            metrics.recoveryDecisions.inc({
-              decision: decision.type,
-              cause: decision.type === 'TurnInterrupted' ? decision.data.cause : 'none',
-            }),
+          onDecision: (decision, sessionId) => {
+            const cause = decision.type === 'TurnInterrupted' ? decision.data.cause : 'none';
+            logger.log(`recovery decision: session ${sessionId}, run ${decision.data.runId}, cause ${cause}, decision ${decision.type}`);
+            metrics.recoveryDecisions.inc({ decision: decision.type, cause });
+          },
           onRefused: (decision, error, sessionId) => {
             logger.warn(
               `recovery decision refused: session ${sessionId}, run ${decision.data.runId ?? 'none'}, decision ${decision.type}, code ${error.code}: ${error.message}`,

@@ -65,10 +65,12 @@ export class SessionsModule implements OnApplicationBootstrap, OnApplicationShut
   constructor(
     private readonly projector: SessionIndexProjector,
     private readonly hub: LiveHub,
+    private readonly metrics: Metrics,
     @Inject(CONFIG) private readonly config: ChronicleConfig,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.metrics.watchLiveStreams(() => this.hub.openStreamCount());
     this.projector.start(this.config.projectorIntervalMs);
     this.unsubscribe = this.hub.onAny(() => this.projector.poke());
     this.projector.poke();

@@ -1,6 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The service's Prometheus metrics, one registry per app instance (tests boot several). */
+/** What the pool gauges read (pg.Pool has these counters). */
+export interface PoolLike {
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly appends = new Counter({
@@ -57,6 +64,55 @@ export class Metrics {
     labelNames: ['projection'] as const,
     registers: [this.registry],
   });
+
+  readonly httpRequests = new Counter({
+    name: 'chronicle_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'chronicle_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  /** Filled on each scrape from what `watch*` was given (the pool, the live hub). */
+  private readonly sources: { pool?: PoolLike; openStreams?: () => number } = {};
+
+  readonly dbPool = new Gauge({
+    name: 'chronicle_db_pool_connections',
+    help: 'PostgreSQL pool connections, by state (total, idle, waiting = requests queued for a connection)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const pool = this.sources.pool;
+      if (!pool) return;
+      this.dbPool.set({ state: 'total' }, pool.totalCount);
+      this.dbPool.set({ state: 'idle' }, pool.idleCount);
+      this.dbPool.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+
+  readonly liveStreams = new Gauge({
+    name: 'chronicle_live_streams',
+    help: 'Open Server-Sent-Events streams (/live)',
+    registers: [this.registry],
+    collect: () => {
+      if (this.sources.openStreams) this.liveStreams.set(this.sources.openStreams());
+    },
+  });
+
+  watchPool(pool: PoolLike): void {
+    this.sources.pool = pool;
+  }
+
+  watchLiveStreams(count: () => number): void {
+    this.sources.openStreams = count;
+  }
 
   readonly answerCacheBytes = new Gauge({
     name: 'chronicle_answer_cache_bytes',
