@@ -18,9 +18,20 @@ describe('POST /v1/sessions', () => {
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ sessionId: 'start-1', version: 1, appended: 1, duplicate: false });
 
-    const again = await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'start-1' });
+    const again = await request(t.server)
+      .post('/v1/sessions')
+      .set(bearer(KEYS.ingest))
+      .send({ sessionId: 'start-1', title: 'First', createdAt: 1779309765 });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ sessionId: 'start-1', version: 1, appended: 0, duplicate: true });
+  });
+
+  it('refuses to recreate a session with another title (409) and stores nothing', async () => {
+    await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'start-2', title: 'First' });
+    const other = await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'start-2', title: 'Second' });
+    expect([other.status, other.body.code]).toEqual([409, 'SESSION_ALREADY_EXISTS']);
+    const events = await request(t.server).get('/v1/sessions/start-2/events').set(bearer(KEYS.read));
+    expect(events.body.items).toHaveLength(1);
   });
 
   it('generates a session id when none is given', async () => {

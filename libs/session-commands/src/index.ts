@@ -1,3 +1,2 @@
-export { decideSessionCommand } from './session-command.decide.js';
 export { SessionWriter, type SessionWriterOptions, type WriteDecision,
   type WriteOptions, type WriteResult } from './session-writer.js';

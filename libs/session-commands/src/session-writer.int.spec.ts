@@ -1,8 +1,7 @@
-import { type SessionCommand, toSessionStreamId } from '#domain';
+import { decide, type SessionCommand, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { SessionViews, SnapshotStore } from '#read-models';
 import { useTestDatabase } from '../../../test/support/database.js';
-import { decideSessionCommand } from './session-command.decide.js';
 import { SessionWriter } from './session-writer.js';
 
 const db = useTestDatabase();
@@ -31,7 +30,7 @@ function replica(store: EventStore) {
   const views = new SessionViews(store, new SnapshotStore(db.pool), { snapshotEvery: 1000, idleSnapshotMs: 0 });
   const writer = new SessionWriter(store, views);
   const run = (sessionId: string, command: SessionCommand, options: { expectedVersion?: number } = {}) =>
-    writer.write(sessionId, ({ state }) => decideSessionCommand(command, state), {
+    writer.write(sessionId, ({ state }) => decide(command, state), {
       ...options,
       creates: command.type === 'StartSession',
     });
@@ -105,7 +104,7 @@ describe('the session writer', () => {
     const a = replica(db.store);
     await a.run('key-1', start('key-1'));
     const write = () =>
-      new SessionWriter(db.store, a.views).write('key-1', ({ state }) => decideSessionCommand(rows(1), state), { idempotencyKey: 'k1' });
+      new SessionWriter(db.store, a.views).write('key-1', ({ state }) => decide(rows(1), state), { idempotencyKey: 'k1' });
     expect(await write()).toMatchObject({ appended: 1, duplicate: false });
     expect(await write()).toMatchObject({ appended: 0, duplicate: true, version: 2 });
   });

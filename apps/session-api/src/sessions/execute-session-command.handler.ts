@@ -1,5 +1,6 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { decideSessionCommand, SessionWriter, type WriteResult } from '#session-commands';
+import { decide } from '#domain';
+import { SessionWriter, type WriteResult } from '#session-commands';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 
 @CommandHandler(ExecuteSessionCommand)
@@ -7,7 +8,9 @@ export class ExecuteSessionCommandHandler implements ICommandHandler<ExecuteSess
   constructor(private readonly writer: SessionWriter) {}
 
   execute({ sessionId, command, options }: ExecuteSessionCommand): Promise<WriteResult> {
-    return this.writer.write(sessionId, ({ state }) => decideSessionCommand(command, state), {
+    // The decider is the one home of every rule: a repeated start with the same attributes is a duplicate (200),
+    // with others a SESSION_ALREADY_EXISTS conflict (409).
+    return this.writer.write(sessionId, ({ state }) => decide(command, state), {
       ...options,
       creates: command.type === 'StartSession',
     });
