@@ -12,3 +12,5 @@ export { RateLimiter } from './auth/rate-limiter.js';
 export { createLogger, PinoNestLogger } from './logging/pino-nest.logger.js';
 export { registerRequestLog, requestIdFor } from './logging/request-log.hook.js';
 export { registerJsonBodyParser } from './validation/json-body.parser.js';
+export { RouteTable, type RouteEntry } from './http/route-table.js';
+export { registerCors, parseCorsOrigins, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from './http/cors.js';
