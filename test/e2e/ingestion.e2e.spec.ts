@@ -126,7 +126,7 @@ describe('ingestion routes', () => {
     await start('ing-bad');
     const res = await ingest('/v1/sessions/ing-bad/submissions').send({ runId: 'no spaces', text: 7, extra: 1 });
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['(body)', 'runId', 'submittedAt', 'text']);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['extra', 'runId', 'submittedAt', 'text']);
     const journal = await ingest('/v1/sessions/ing-bad/runs/r/journal').send({ events: [{ seq: 0, event: 'token' }] });
     expect(journal.status).toBe(400);
     expect(journal.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([

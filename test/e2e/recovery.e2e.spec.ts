@@ -68,7 +68,7 @@ describe('the liveness routes', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.body.code).toBe('VALIDATION_FAILED');
-    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['(body)', 'hostId', 'phase', 'ttlSeconds']);
+    expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['extra', 'hostId', 'phase', 'ttlSeconds']);
     const boot = await request(t.server).post('/v1/hosts/host-1/started').set(ingest).send({ startedAt: 'today' });
     expect(boot.status).toBe(400);
     expect(boot.body.errors).toEqual([{ path: 'startedAt', message: expect.any(String) }]);

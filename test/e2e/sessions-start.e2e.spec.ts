@@ -49,7 +49,7 @@ describe('POST /v1/sessions', () => {
     expect(res.headers['content-type']).toContain('application/problem+json');
     expect(res.body.code).toBe('VALIDATION_FAILED');
     expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
-      ['(body)', 'createdAt', 'sessionId', 'title'].sort(),
+      ['createdAt', 'extra', 'sessionId', 'title'].sort(),
     );
     const events = await request(t.server).get('/v1/sessions/bad%20id/events').set(bearer(KEYS.read));
     expect(events.status).toBe(400);

@@ -1,6 +1,16 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, Metrics, PinoNestLogger, registerJsonBodyParser, registerRequestLog, registerRequestMetrics, requestIdFor } from '#platform';
+import {
+  createLogger,
+  Metrics,
+  PinoNestLogger,
+  registerCors,
+  registerJsonBodyParser,
+  registerRequestLog,
+  registerRequestMetrics,
+  requestIdFor,
+  RouteTable,
+} from '#platform';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
 
@@ -26,9 +36,13 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
   });
   const fastify = adapter.getInstance();
+  // Before any route: the table sees every one (the inventory test, and 405 with Allow).
+  const routes = new RouteTable();
+  routes.register(fastify);
+  registerCors(fastify, runtime.config.corsOrigins);
   registerJsonBodyParser(fastify, runtime.config.bodyLimitBytes);
   registerRequestLog(fastify, log);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(runtime), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes }), adapter, {
     logger: new PinoNestLogger(log),
     bodyParser: false,
     // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the

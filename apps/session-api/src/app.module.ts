@@ -11,6 +11,7 @@ import {
   Metrics,
   ProblemDetailsFilter,
   RateLimiter,
+  RouteTable,
 } from '#platform';
 import { CONFIG } from './app.constants.js';
 import { AuditModule } from './audit/audit.module.js';
@@ -28,6 +29,8 @@ export interface AppRuntime {
   readonly keys: readonly ApiKey[];
   /** The root logger (main shares its own); one is made from the config when absent. */
   readonly log?: pino.Logger;
+  /** The Fastify route table `createApp` collects (405 answers name the methods a path has). */
+  readonly routes?: RouteTable;
 }
 
 @Global()
@@ -35,12 +38,14 @@ export interface AppRuntime {
 class RuntimeModule {
   static forRoot(runtime: AppRuntime): DynamicModule {
     const metrics = new Metrics();
+    const routes = runtime.routes ?? new RouteTable();
     return {
       module: RuntimeModule,
       providers: [
         { provide: CONFIG, useValue: runtime.config },
         { provide: API_KEYS, useValue: runtime.keys },
         { provide: Metrics, useValue: metrics },
+        { provide: RouteTable, useValue: routes },
         { provide: RateLimiter, useValue: new RateLimiter(runtime.config.rateLimitPerMinute) },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         {
@@ -49,10 +54,11 @@ class RuntimeModule {
             new ProblemDetailsFilter({
               bodyLimitBytes: runtime.config.bodyLimitBytes,
               onClientDisconnect: () => metrics.clientDisconnects.inc(),
+              allowedMethods: (path) => routes.allowedMethods(path),
             }),
         },
       ],
-      exports: [CONFIG, API_KEYS, Metrics, RateLimiter],
+      exports: [CONFIG, API_KEYS, Metrics, RateLimiter, RouteTable],
     };
   }
 }

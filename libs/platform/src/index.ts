@@ -13,3 +13,5 @@ export { createLogger, PinoNestLogger } from './logging/pino-nest.logger.js';
 export { registerRequestLog, requestIdFor } from './logging/request-log.hook.js';
 export { registerRequestMetrics } from './metrics/request-metrics.hook.js';
 export { registerJsonBodyParser } from './validation/json-body.parser.js';
+export { RouteTable, type RouteEntry } from './http/route-table.js';
+export { registerCors, parseCorsOrigins, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from './http/cors.js';

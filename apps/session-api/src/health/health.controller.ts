@@ -2,11 +2,12 @@ import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import pg from 'pg';
-import { knownMigrationNames } from '#platform';
+import { knownMigrationNames, Public } from '#platform';
 import { PG_POOL } from '../database/database.module.js';
 
 @ApiExcludeController()
 @Controller('health')
+@Public()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,

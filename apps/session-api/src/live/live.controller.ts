@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, Inject, Param, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { Metrics, RequireScope } from '#platform';
 import { SessionViews } from '#read-models';
@@ -40,6 +41,8 @@ export class LiveController {
     reply.hijack();
     const response = reply.raw;
     response.writeHead(200, {
+      // What the hooks already set on the reply (x-request-id, CORS for a listed origin) goes out too.
+      ...(Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined)) as OutgoingHttpHeaders),
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',

@@ -1,9 +1,10 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Metrics } from '#platform';
+import { Metrics, Public } from '#platform';
 
 @ApiExcludeController()
 @Controller('metrics')
+@Public()
 export class MetricsController {
   constructor(private readonly metrics: Metrics) {}
 

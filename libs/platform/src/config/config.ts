@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseApiKeys, RATE_LIMIT_PATTERN } from '../auth/api-keys.js';
+import { parseCorsOrigins } from '../http/cors.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -25,6 +26,7 @@ const envSchema = z.object({
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  CHRONICLE_CORS_ORIGINS: z.string().optional(),
 });
 
 export interface ChronicleConfig {
@@ -46,6 +48,8 @@ export interface ChronicleConfig {
   readonly liveHeartbeatMs: number;
   /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
   readonly answerCacheBytes: number;
+  /** Exact origins a browser page may call from (CORS); empty = no CORS headers. */
+  readonly corsOrigins: readonly string[];
 }
 
 /** Reads the service configuration from the environment; a bad value names the variable. */
@@ -65,6 +69,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
       throw new Error(`invalid configuration: ${(error as Error).message}`, { cause: error });
     }
   }
+  let corsOrigins: string[];
+  try {
+    corsOrigins = parseCorsOrigins(e.CHRONICLE_CORS_ORIGINS);
+  } catch (error) {
+    throw new Error(`invalid configuration: ${(error as Error).message}`, { cause: error });
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -81,5 +91,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
+    corsOrigins,
   };
 }

@@ -30,4 +30,32 @@ describe('loadConfig', () => {
       );
     });
   });
+
+  describe('CHRONICLE_CORS_ORIGINS', () => {
+    it('is empty (no CORS) when unset or blank', () => {
+      expect(loadConfig({}).corsOrigins).toEqual([]);
+      expect(loadConfig({ CHRONICLE_CORS_ORIGINS: ' , ' }).corsOrigins).toEqual([]);
+    });
+
+    it('reads comma-separated exact origins', () => {
+      expect(loadConfig({ CHRONICLE_CORS_ORIGINS: 'https://dash.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+        'https://dash.example.com',
+        'http://localhost:5173',
+      ]);
+    });
+
+    it.each(['*', 'dash.example.com', 'https://dash.example.com/', 'https://dash.example.com/app', 'ftp://files.example.com', 'https://*.example.com'])(
+      'refuses %s with one line naming the variable',
+      (value) => {
+        expect(() => loadConfig({ CHRONICLE_CORS_ORIGINS: `https://ok.example.com,${value}` })).toThrow(
+          `invalid configuration: CHRONICLE_CORS_ORIGINS entry "${value}" is not an exact origin`,
+        );
+        try {
+          loadConfig({ CHRONICLE_CORS_ORIGINS: value });
+        } catch (error) {
+          expect((error as Error).message).not.toContain('\n');
+        }
+      },
+    );
+  });
 });

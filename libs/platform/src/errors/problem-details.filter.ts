@@ -4,17 +4,23 @@ import { ZodError } from 'zod';
 import { type FieldProblem, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
 import { isClientDisconnect } from './client-disconnect.js';
 
+const pathText = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(body)');
+
+/** One problem per bad field; an unknown key (strict objects) is named at its own path, one per key. */
 export function zodProblems(error: ZodError): FieldProblem[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)',
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathText([...issue.path, key]), message: 'unknown field' }))
+      : [{ path: pathText(issue.path), message: issue.message }],
+  );
 }
 
 export interface ProblemDetailsOptions {
   /** The configured body limit, named in the 413 answer. */
   readonly bodyLimitBytes: number;
   readonly onClientDisconnect?: (error: unknown) => void;
+  /** The methods the router has for a concrete path; a route-not-found with other methods there is a 405. */
+  readonly allowedMethods?: (path: string) => readonly string[];
 }
 
 /** The code of a Fastify error, whether it arrives as it is or wrapped by Nest in an HttpException. */
@@ -94,6 +100,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   constructor(private readonly options: ProblemDetailsOptions) {}
 
+  /** The router's "no route" (a plain 404 HttpException) for a path that exists with other methods: its Allow value. */
+  private methodsElsewhere(error: unknown, request: FastifyRequest): string | undefined {
+    if (!(error instanceof HttpException) || error.getStatus() !== 404 || !this.options.allowedMethods) return undefined;
+    const methods = this.options.allowedMethods(request.url.split('?')[0]);
+    if (methods.length === 0 || methods.includes(request.method)) return undefined;
+    return methods.join(', ');
+  }
+
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
@@ -103,7 +117,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       this.logger.debug(`client went away during ${request.method} ${request.url} (request ${request.id})`);
       return;
     }
-    const body = toProblem(error, request, this.options);
+    const allow = this.methodsElsewhere(error, request);
+    const body = allow
+      ? problem(405, 'METHOD_NOT_ALLOWED', `${request.method} is not a method of this path; it has ${allow}.`)
+      : toProblem(error, request, this.options);
     if (body.status >= 500) {
       const detail = error instanceof Error ? error.stack ?? error.message : String(error);
       this.logger.error(`${request.method} ${request.routeOptions?.url ?? request.url} failed (request ${request.id}): ${detail}`);
@@ -114,6 +131,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return;
     }
     if (error instanceof ProblemError && error.headers) reply.headers(error.headers);
+    if (allow) reply.header('Allow', allow);
     reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 }
