@@ -79,7 +79,17 @@ describe('ingestion routes', () => {
     const journal = await read('/v1/sessions/ing-journal/runs/r1/journal');
     expect(journal.body).toMatchObject({ runId: 'r1', lastSeq: 3, gaps: [[2, 2]], terminal: false, terminalState: 'running' });
     const unknownRun = await read('/v1/sessions/ing-journal/runs/nothing/journal');
-    expect(unknownRun.body).toMatchObject({ runId: 'nothing', lastSeq: 0, events: [], terminalState: 'unknown' });
+    expect([unknownRun.status, unknownRun.body.code]).toEqual([404, 'RUN_NOT_FOUND']);
+  });
+
+  it('refuses to settle a run that was never submitted (404 RUN_NOT_FOUND) and stores nothing', async () => {
+    await start('ing-ghost-run');
+    const settle = await ingest('/v1/sessions/ing-ghost-run/runs/never/settle').send({
+      rows: [{ role: 'assistant', content: 'made up', timestamp: 10 }],
+      settledAt: 10,
+    });
+    expect([settle.status, settle.body.code]).toEqual([404, 'RUN_NOT_FOUND']);
+    expect((await read('/v1/sessions/ing-ghost-run')).body.version).toBe(1);
   });
 
   it('observes state rows by rowId: an identical repeat is a duplicate, a changed row is recorded', async () => {

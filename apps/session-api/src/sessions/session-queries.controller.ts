@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
 import { runOf, summarizeJournal } from '#domain';
-import { RequireScope, ZodValidationPipe } from '#platform';
+import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import { chooseCoding, EncodedAnswers, SessionViews } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { checkId } from './session-id.js';
@@ -87,8 +87,11 @@ export class SessionQueriesController {
     const runId = checkId(runIdParam, 'runId');
     const loaded = await this.views.load(sessionId);
     if (!loaded.exists) throw sessionNotFound(sessionId);
-    // A run with no journal reads as zero events (terminalState "unknown"), as a missing journal file does.
-    const summary = summarizeJournal(runId, runOf(loaded.state, runId)?.journal ?? []);
+    // A run the session never heard of (no submission, journal or decision) is not there; a known run
+    // without a journal reads as zero events (terminalState "unknown"), as a missing journal file does.
+    const run = runOf(loaded.state, runId);
+    if (!run) throw new ProblemError(404, 'RUN_NOT_FOUND', `Run ${runId} is unknown to session ${sessionId}.`);
+    const summary = summarizeJournal(runId, run.journal);
     return {
       runId,
       events: summary.events,

@@ -5,6 +5,7 @@
 export type DomainErrorCode =
   | 'VALIDATION'
   | 'SESSION_NOT_FOUND'
+  | 'RUN_NOT_FOUND'
   | 'SESSION_ALREADY_EXISTS'
   | 'SESSION_ARCHIVED'
   | 'TURN_IN_PROGRESS'

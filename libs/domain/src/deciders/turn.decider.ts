@@ -45,7 +45,10 @@ export function decideTurnCommand(command: TurnCommand, state: SessionState): De
     case 'SettleTurn': {
       const data = validated(schemas.SettleTurn, command.data);
       requireSession(state);
-      const outcome = storedRunOf(state, data.runId)?.outcome ?? null;
+      const run = storedRunOf(state, data.runId);
+      // A settle finishes a submitted turn: one for a run nobody submitted would invent a turn.
+      if (!run?.submitted) throw new DomainError('RUN_NOT_FOUND', `run ${data.runId} was never submitted in this session`);
+      const outcome = run.outcome;
       if (outcome === 'settled') return DUPLICATE;
       if (outcome === 'recovered_from_agent_store') throw alreadyDecided(data.runId, outcome);
       if (outcome === 'interrupted' && !canSupersede(state, data.runId)) throw alreadyDecided(data.runId, outcome);

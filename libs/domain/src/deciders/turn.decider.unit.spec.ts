@@ -58,6 +58,11 @@ describe('submitting a message', () => {
 });
 
 describe('settling a turn', () => {
+  it('refuses a run that was never submitted (RUN_NOT_FOUND) and records nothing', () => {
+    expect(codeOf(settle('r9'), pending)).toBe('RUN_NOT_FOUND');
+    expect(codeOf(settle('r1'), [started(), recorded(user('hi', 1001))])).toBe('RUN_NOT_FOUND');
+  });
+
   it('records TurnSettled for the pending run', () => {
     expect(decide(settle('r1'), given(...pending)).events.map((event) => event.type)).toEqual(['TurnSettled']);
   });
