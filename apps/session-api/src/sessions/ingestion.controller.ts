@@ -20,7 +20,7 @@ import {
 import { expectedVersionOf } from './preconditions.js';
 import { requestIdOf } from './request-id.js';
 import { checkId } from './session-id.js';
-import type { WriteResult } from './write-result.js';
+import type { WriteResult } from '#session-commands';
 
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {

@@ -8,5 +8,3 @@ export const sessionListQuery = z.object({
   cursor: z.string().max(500).optional(),
 });
 export type SessionListQuery = z.infer<typeof sessionListQuery>;
-
-export { listSessions } from '#read-models';

@@ -10,7 +10,7 @@ import { requestIdOf } from './request-id.js';
 import { checkId } from './session-id.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
-import type { WriteResult } from './write-result.js';
+import type { WriteResult } from '#session-commands';
 
 
 export const startSessionBody = z.strictObject({
