@@ -51,3 +51,12 @@ describe('libs never import apps', () => {
     expect(result.messages).toEqual([]);
   });
 });
+
+describe('the HTTP layer is Fastify', () => {
+  it.each(['apps/session-api/src/probe.ts', 'libs/platform/src/probe.ts'])('rejects an Express import in %s', async (filePath) => {
+    const eslint = new ESLint({ cwd: process.cwd() });
+    const code = "import { ExpressAdapter } from '@nestjs/platform-express';\nexport const probe = ExpressAdapter;\n";
+    const [result] = await eslint.lintText(code, { filePath });
+    expect(result.messages.map((m) => m.message).join('\n')).toContain('Express is for the adapter bench only');
+  });
+});
