@@ -2,11 +2,14 @@ import {
   evolveAll,
   initialSessionState,
   render,
+  renderNext,
   renderTranscript,
   type RenderedTranscript,
   type SessionEvent,
   type SessionState,
   type SessionView,
+  type TranscriptDelta,
+  transcriptDelta,
   type TranscriptViewName,
   toSessionStreamId,
 } from '#domain';
@@ -24,6 +27,15 @@ export interface LoadedState {
    * known state (`loadLatest`), which another replica may have moved past.
    */
   readonly fresh: boolean;
+}
+
+/** A session's transcript at a version, with the view and the fold state it came from. */
+export interface TranscriptAt {
+  readonly version: number;
+  readonly transcript: RenderedTranscript;
+  readonly exists: boolean;
+  readonly view: SessionView;
+  readonly state: SessionState;
 }
 
 export interface SessionViewsOptions {
@@ -59,9 +71,11 @@ export class SessionViews {
   private readonly states: LruCache<string, { version: number; state: SessionState }>;
   /** Latest rendered view per session (superseded versions are dropped, so one busy session cannot
    * crowd out the others), plus a small cache for time-travel reads. */
-  private readonly views: LruCache<string, { version: number; view: SessionView }>;
+  private readonly views: LruCache<string, { version: number; view: SessionView; state: SessionState }>;
   private readonly pastViews: LruCache<string, SessionView>;
   private readonly transcripts: LruCache<string, RenderedTranscript>;
+  /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
+  private readonly byRows = new WeakMap<object, RenderedTranscript>();
   private readonly snapshotting = new Set<string>();
   private readonly lastSnapshot = new Map<string, number>();
   /** Sessions appended to since their last snapshot, oldest append first (the idle snapshot's queue). */
@@ -129,15 +143,23 @@ export class SessionViews {
     return { version: loaded.version, view, exists: true, state: loaded.state };
   }
 
-  /** The rendered view of `state` at `version`, from the caches or rendered once and cached. */
+  /**
+   * The rendered view of `state` at `version`, from the caches or rendered once and cached. A newer version
+   * of the session's latest view is produced from it (`renderNext`): after a token streamed into the pending
+   * turn that is the same transcript with a new summary, whatever the session's length.
+   */
   private renderLatest(sessionId: string, version: number, state: SessionState): SessionView {
     const latest = this.views.get(sessionId);
     let view = latest?.version === version ? latest.view : this.pastViews.get(`${sessionId}@${version}`);
     this.options.onCache?.(view ? 'hit' : 'miss');
     if (!view) {
-      view = render(state);
-      if (!latest || latest.version < version) this.views.set(sessionId, { version, view });
-      else this.pastViews.set(`${sessionId}@${version}`, view);
+      if (!latest || latest.version < version) {
+        view = renderNext(latest, state);
+        this.views.set(sessionId, { version, view, state });
+      } else {
+        view = render(state);
+        this.pastViews.set(`${sessionId}@${version}`, view);
+      }
     }
     return view;
   }
@@ -156,19 +178,31 @@ export class SessionViews {
   }
 
   /** The transcript answer (messages, tool cards, hash) of a view, hashed once per (session, version, view). */
-  async transcript(
-    sessionId: string,
-    name: TranscriptViewName,
-    at?: number,
-  ): Promise<{ version: number; transcript: RenderedTranscript; exists: boolean }> {
-    const { version, view, exists } = await this.view(sessionId, at);
+  async transcript(sessionId: string, name: TranscriptViewName, at?: number): Promise<TranscriptAt> {
+    const { version, view, exists, state } = await this.view(sessionId, at);
     const key = `${sessionId}@${version}/${name}`;
     let transcript = this.transcripts.get(key);
     if (!transcript) {
-      transcript = renderTranscript(view, name);
+      const rows = name === 'display' ? view.display : view.context;
+      const known = this.byRows.get(rows);
+      transcript = known?.toolCards === view.toolCards ? known : renderTranscript(view, name);
+      this.byRows.set(rows, transcript);
       if (exists) this.transcripts.set(key, transcript);
     }
-    return { version, transcript, exists };
+    return { version, transcript, exists, view, state };
+  }
+
+  /**
+   * The transcript at the current version (or `at`) as a delta from `since`, a version the client holds: keep
+   * the first `from` rows, append `messages`. Diffed against the transcript this process rendered at `since`
+   * (every answer and live patch leaves one in the cache); a `since` it does not hold gets everything (`from: 0`).
+   */
+  async transcriptSince(sessionId: string, name: TranscriptViewName, since: number, at?: number): Promise<TranscriptAt & TranscriptDelta> {
+    const current = await this.transcript(sessionId, name, at);
+    const { messages } = current.transcript;
+    const base = since === current.version ? current.transcript : this.transcripts.get(`${sessionId}@${since}/${name}`);
+    const delta = base === undefined || !current.exists ? { from: 0, messages } : transcriptDelta(base.messages, messages);
+    return { ...current, ...delta };
   }
 
   /** The writer hands over the state it appended, so the next read or write folds nothing. */

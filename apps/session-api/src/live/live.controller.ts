@@ -1,17 +1,27 @@
-import { Controller, Get, Headers, Inject, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
-import { Metrics, RequireScope } from '#platform';
+import { z } from 'zod';
+import { streamingOutputOf } from '#domain';
+import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { checkId } from '../sessions/session-id.js';
 import { sessionNotFound } from '../sessions/session-not-found.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 
+export const liveQuery = z.object({
+  /** `1`: `patch` events (the transcript delta since the last event, plus the streaming output) instead of `transcript`. */
+  patches: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
+  view: z.enum(['display', 'context']).default('display'),
+});
+
 /**
  * `GET /v1/sessions/{id}/live`: Server-Sent Events, one `transcript` event `{ version, hash }` (hash of
- * the display view) per change, id = version so `Last-Event-ID` resumes; comment heartbeats keep
+ * the display view) per change, id = version so `Last-Event-ID` resumes; with `patches=1`, one `patch` event
+ * per change instead: the `since` delta from the version sent before (or from Last-Event-ID; the whole
+ * transcript, `from: 0`, when there is none) and the pending turn's streaming output. Comment heartbeats keep
  * proxies from closing the stream. A client that leaves is unsubscribed at once; shutdown ends every stream.
  */
 @ApiTags('live')
@@ -31,6 +41,7 @@ export class LiveController {
   async live(
     @Param('id') id: string,
     @Headers('last-event-id') lastEventId: string | undefined,
+    @Query(new ZodValidationPipe(liveQuery, 'query')) query: z.infer<typeof liveQuery>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const sessionId = checkId(id, 'id');
@@ -61,12 +72,22 @@ export class LiveController {
     };
     const sendUpTo = async (version: number) => {
       if (closed || version <= sent) return;
+      if (query.patches) return sendPatch();
       // Hashed once per (session, version) in SessionViews, not once per subscriber.
       const { version: current, transcript } = await this.views.transcript(sessionId, 'display');
       if (closed || current <= sent) return;
       sent = current;
       const { hash } = transcript;
       write(`id: ${current}\nevent: transcript\ndata: ${JSON.stringify({ version: current, hash })}\n\n`);
+    };
+    const sendPatch = async () => {
+      const since = Math.max(sent, 0);
+      const delta = await this.views.transcriptSince(sessionId, query.view, since);
+      if (closed || delta.version <= sent) return;
+      sent = delta.version;
+      const { version: current, transcript, from, messages, view, state } = delta;
+      const patch = { version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: streamingOutputOf(state) };
+      write(`id: ${current}\nevent: patch\ndata: ${JSON.stringify(patch)}\n\n`);
     };
     const enqueue = (version: number) => {
       sending = sending.then(() => sendUpTo(version)).catch(() => close());

@@ -3,9 +3,9 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
-import { runOf, summarizeJournal } from '#domain';
+import { runOf, streamingOutputOf, summarizeJournal } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
-import { chooseCoding, EncodedAnswers, listSessions, SessionViews } from '#read-models';
+import { chooseCoding, EncodedAnswers, listSessions, SessionViews, transcriptAnswerJson } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { checkId } from './session-id.js';
 import { sessionListQuery, type SessionListQuery } from './session-list.js';
@@ -16,6 +16,10 @@ import { isNotModified, transcriptEtag } from './transcript-etag.js';
 export const transcriptQuery = z.object({
   view: z.enum(['display', 'context']).default('display'),
   at: z.coerce.number().int().min(1).optional(),
+  /** A version the client holds: answer the delta from it. */
+  since: z.coerce.number().int().min(0).optional(),
+  /** `1`: add what the pending turn's journal has produced so far. */
+  streaming: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
 });
 
 /** Read routes: everything here is folded from the session's events up to its current version (or `at`). */
@@ -57,18 +61,32 @@ export class SessionQueriesController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const sessionId = checkId(id, 'id');
-    const { version, transcript, exists } = await this.views.transcript(sessionId, query.view, query.at);
-    if (!exists) throw sessionNotFound(sessionId);
-    const { messages, toolCards, hash } = transcript;
-    const etag = transcriptEtag(query.view, version, hash);
+    const { since, streaming } = query;
+    const read =
+      since === undefined
+        ? { ...(await this.views.transcript(sessionId, query.view, query.at)), delta: null }
+        : await this.views.transcriptSince(sessionId, query.view, since, query.at).then((at) => ({ ...at, delta: at }));
+    if (!read.exists) throw sessionNotFound(sessionId);
+    const { version, transcript, view, state, delta } = read;
+    const { toolCards, hash } = transcript;
+    // One representation per (view, version, since, streaming): each its own strong tag.
+    const variant = `${since === undefined ? '' : `-since${since}`}${streaming ? '-streaming' : ''}`;
+    const etag = transcriptEtag(query.view, version, hash, variant);
     reply.header('ETag', etag).header('Vary', 'Accept-Encoding');
     if (isNotModified(ifNoneMatch, etag)) {
       reply.status(304);
       return undefined;
     }
-    // Serialised once per (session, version, view) and compressed once per coding, whoever asks.
-    const key = `${sessionId}@${version}/${query.view}`;
-    const answer = this.answers.get(key, () => ({ etag, body: { sessionId, version, view: query.view, messages, toolCards, hash } }));
+    const tail = streaming ? { streaming: streamingOutputOf(state) } : {};
+    // Serialised once per representation and compressed once per coding, whoever asks; the rows of a
+    // transcript that several versions share are serialised once for all of them.
+    const key = `${sessionId}@${version}/${query.view}${variant}`;
+    const answer = this.answers.get(key, () => {
+      const head = { sessionId, version, view: query.view };
+      if (delta === null) return { etag, json: transcriptAnswerJson(head, transcript, tail) };
+      if (delta.from === 0) return { etag, json: transcriptAnswerJson({ ...head, since, from: 0 }, transcript, { markers: view.markers, ...tail }) };
+      return { etag, body: { ...head, since, from: delta.from, messages: delta.messages, toolCards, markers: view.markers, hash, ...tail } };
+    });
     const coding = chooseCoding(acceptEncoding, answer.identity.length);
     reply.header('Content-Type', 'application/json; charset=utf-8');
     if (coding !== 'identity') reply.header('Content-Encoding', coding);

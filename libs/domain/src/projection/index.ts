@@ -10,6 +10,9 @@ export type {
 } from './session.state.js';
 export { evolve, evolveAll } from './session.evolve.js';
 export { projectSession, render, renderTranscript } from './session.render.js';
+export { renderNext, rendersSameTranscript, type RenderedState } from './render-next.js';
+export { streamingOutputOf, type StreamingOutput } from './streaming-output.js';
+export { transcriptDelta, type TranscriptDelta } from './transcript-delta.js';
 export { canSupersede } from './commit.policy.js';
 export { findStateRow } from './state-rows.js';
 export type {

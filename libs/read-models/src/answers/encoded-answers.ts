@@ -43,12 +43,13 @@ export class EncodedAnswers {
     this.cache = new ByteBoundedCache(maxBytes, onSize);
   }
 
-  /** The answer under `key`, built (serialised) by `build` when it is not cached. */
-  get(key: string, build: () => { etag: string; body: unknown }): EncodedAnswer {
+  /** The answer under `key`, built by `build` (a body to serialise, or its JSON) when it is not cached. */
+  get(key: string, build: () => { etag: string; body: unknown } | { etag: string; json: string }): EncodedAnswer {
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const { etag, body } = build();
-    const answer: EncodedAnswer = { etag, identity: Buffer.from(JSON.stringify(body)) };
+    const built = build();
+    const json = 'json' in built ? built.json : JSON.stringify(built.body);
+    const answer: EncodedAnswer = { etag: built.etag, identity: Buffer.from(json) };
     this.cache.set(key, answer, answer.identity.length);
     return answer;
   }

@@ -1,0 +1,183 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { hashOf, type MessageRow, type ToolCard } from '#domain';
+import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+
+/** Issue 10.2: `since` deltas, `streaming=1`, and `/live?patches=1` applied by a client. */
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.app.listen(0, '127.0.0.1');
+  base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+});
+afterAll(() => t.close());
+
+const ingest = (path: string, body: object) => request(t.server).post(path).set(bearer(KEYS.ingest)).send(body);
+const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+const T0 = 1_800_000_000;
+
+async function startWithRows(sessionId: string, count: number): Promise<void> {
+  expect((await ingest('/v1/sessions', { sessionId, createdAt: T0 })).status).toBe(201);
+  for (let start = 0; start < count; start += 1000) {
+    const rows = Array.from({ length: Math.min(1000, count - start) }, (_, i) => ({
+      role: (start + i) % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${start + i}`,
+      timestamp: T0 + start + i,
+    }));
+    expect((await ingest(`/v1/sessions/${sessionId}/messages`, { rows })).status).toBe(200);
+  }
+}
+
+const token = (sessionId: string, runId: string, seq: number, text: string) =>
+  ingest(`/v1/sessions/${sessionId}/runs/${runId}/journal`, { events: [{ seq, event: 'token', payload: { text }, createdAt: T0 + 50_000 + seq }] });
+
+describe('GET …/transcript?since=', () => {
+  it('answers only what changed since a version the client holds, and the whole transcript for one it cannot diff from', async () => {
+    await startWithRows('delta-1', 3);
+    const first = await read('/v1/sessions/delta-1/transcript');
+    expect(first.status).toBe(200);
+    await ingest('/v1/sessions/delta-1/messages', { rows: [{ role: 'user', content: 'one more', timestamp: T0 + 10 }] });
+    const delta = await read(`/v1/sessions/delta-1/transcript?since=${first.body.version}`);
+    expect(delta.status).toBe(200);
+    expect(delta.body).toMatchObject({ since: first.body.version, from: 3, version: first.body.version + 1 });
+    expect(delta.body.messages).toEqual([expect.objectContaining({ content: 'one more' })]);
+    const rebuilt = [...first.body.messages.slice(0, delta.body.from), ...delta.body.messages];
+    expect(hashOf({ messages: rebuilt, toolCards: delta.body.toolCards })).toBe(delta.body.hash);
+    expect(delta.body.markers).toEqual([]);
+
+    const unknown = await read('/v1/sessions/delta-1/transcript?since=999');
+    expect(unknown.body).toMatchObject({ from: 0, since: 999 });
+    expect(unknown.body.messages).toHaveLength(4);
+    // Each representation has its own strong tag, and answers 304 to it.
+    expect(delta.headers.etag).not.toBe(first.headers.etag);
+    const again = await read(`/v1/sessions/delta-1/transcript?since=${first.body.version}`).set('If-None-Match', delta.headers.etag);
+    expect(again.status).toBe(304);
+  });
+
+  it('names a bad since or streaming value', async () => {
+    const res = await read('/v1/sessions/delta-1/transcript?since=-1&streaming=yes');
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(expect.arrayContaining(['query.since', 'query.streaming']));
+  });
+});
+
+describe('GET …/transcript?streaming=1', () => {
+  it('shows what the pending turn has streamed, outside the rows and the hash, until the turn settles', async () => {
+    await startWithRows('stream-1', 2);
+    await ingest('/v1/sessions/stream-1/submissions', { runId: 'run-s', text: 'hello?', submittedAt: T0 + 100 });
+    const before = await read('/v1/sessions/stream-1/transcript');
+    await token('stream-1', 'run-s', 1, 'Hel');
+    await token('stream-1', 'run-s', 2, 'lo there');
+    const streamed = await read('/v1/sessions/stream-1/transcript?streaming=1');
+    expect(streamed.body.streaming).toMatchObject({ runId: 'run-s', text: 'Hello there', reasoning: '', toolCards: [] });
+    expect(streamed.body.hash).toBe(before.body.hash);
+    expect(streamed.body.messages).toEqual(before.body.messages);
+    const plain = await read('/v1/sessions/stream-1/transcript');
+    expect(plain.body).not.toHaveProperty('streaming');
+    await ingest('/v1/sessions/stream-1/runs/run-s/settle', {
+      rows: [
+        { role: 'user', content: 'hello?', timestamp: T0 + 100 },
+        { role: 'assistant', content: 'Hello there', timestamp: T0 + 101 },
+      ],
+      settledAt: T0 + 102,
+    });
+    const settled = await read('/v1/sessions/stream-1/transcript?streaming=1');
+    expect(settled.body.streaming).toBeNull();
+    expect(settled.body.messages.at(-1)).toMatchObject({ content: 'Hello there' });
+  });
+});
+
+interface Patch {
+  version: number;
+  hash: string;
+  since: number;
+  from: number;
+  messages: MessageRow[];
+  toolCards: ToolCard[];
+  markers: unknown[];
+  streaming: { text: string } | null;
+}
+
+function openPatches(path: string, lastEventId?: string) {
+  const patches: Patch[] = [];
+  let buffer = '';
+  const headers: Record<string, string> = { Authorization: `Bearer ${KEYS.read}`, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) };
+  const req = http.get(`${base}${path}`, { headers });
+  const ready = new Promise<void>((resolve) =>
+    req.on('response', (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (!block.includes('event: patch')) continue;
+          patches.push(JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)) as Patch);
+        }
+      });
+      resolve();
+    }),
+  );
+  req.on('error', () => undefined);
+  return { ready, patches, close: () => req.destroy() };
+}
+
+async function until(ok: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe('GET …/live?patches=1', () => {
+  it('a client applying every patch of a streamed 10,000-message session holds the full transcript and its hash', async () => {
+    await startWithRows('live-10k', 10_000);
+    const live = openPatches('/v1/sessions/live-10k/live?patches=1');
+    await live.ready;
+    await until(() => live.patches.length >= 1);
+    let rows: MessageRow[] = [];
+    let applied = 0;
+    const apply = () => {
+      for (; applied < live.patches.length; applied += 1) {
+        const patch = live.patches[applied]!;
+        rows = [...rows.slice(0, patch.from), ...patch.messages];
+        expect(hashOf({ messages: rows, toolCards: patch.toolCards })).toBe(patch.hash);
+      }
+    };
+    expect(live.patches[0]).toMatchObject({ from: 0 });
+    await ingest('/v1/sessions/live-10k/submissions', { runId: 'run-l', text: 'go on', submittedAt: T0 + 20_000 });
+    for (let seq = 1; seq <= 20; seq += 1) await token('live-10k', 'run-l', seq, ` word${seq}`);
+    await ingest('/v1/sessions/live-10k/runs/run-l/settle', {
+      rows: [
+        { role: 'user', content: 'go on', timestamp: T0 + 20_000 },
+        { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 },
+      ],
+      settledAt: T0 + 20_002,
+    });
+    const final = await read('/v1/sessions/live-10k/transcript');
+    await until(() => live.patches.at(-1)?.version === final.body.version);
+    live.close();
+    apply();
+    expect(rows).toHaveLength(final.body.messages.length);
+    expect(live.patches.at(-1)!.hash).toBe(final.body.hash);
+    // After the first, a patch for one token carries no rows: small whatever the session's length.
+    const tokenPatches = live.patches.filter((patch) => patch.streaming !== null && patch.messages.length === 0);
+    expect(tokenPatches.length).toBeGreaterThan(0);
+    for (const patch of tokenPatches) expect(JSON.stringify(patch).length).toBeLessThan(2048);
+    expect(tokenPatches.at(-1)!.streaming!.text).toContain('word');
+  }, 60_000);
+
+  it('resumes from Last-Event-ID with the delta from that version', async () => {
+    await startWithRows('live-resume', 5);
+    const held = await read('/v1/sessions/live-resume/transcript');
+    await ingest('/v1/sessions/live-resume/messages', { rows: [{ role: 'user', content: 'later', timestamp: T0 + 99 }] });
+    const live = openPatches('/v1/sessions/live-resume/live?patches=1', String(held.body.version));
+    await live.ready;
+    await until(() => live.patches.length >= 1);
+    live.close();
+    expect(live.patches[0]).toMatchObject({ since: held.body.version, from: 5, version: held.body.version + 1 });
+    expect(live.patches[0]!.messages).toEqual([expect.objectContaining({ content: 'later' })]);
+  });
+});
