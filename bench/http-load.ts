@@ -29,6 +29,8 @@ export interface LoadOptions {
   /** Answers slower than this count as errors and end their connection (it reconnects). */
   readonly requestTimeoutMs?: number;
   readonly drainMs?: number;
+  /** The statuses that count as answered as asked (2xx by default; a revalidation load expects 304). */
+  readonly expectStatus?: (status: number) => boolean;
   /** Called when the measured window opens (e.g. to take a CPU sample). */
   readonly onWindowStart?: () => void;
 }
@@ -262,7 +264,7 @@ export function runHttpLoad(options: LoadOptions): Promise<LoadResult> {
         clearTimeout(this.timer);
         this.inFlight = false;
         answers += 1;
-        const good = response.status >= 200 && response.status < 300;
+        const good = options.expectStatus ? options.expectStatus(response.status) : response.status >= 200 && response.status < 300;
         if (!good) {
           non2xx[response.status] = (non2xx[response.status] ?? 0) + 1;
           firstNon2xx ??= `${response.status} ${response.body.toString('utf8', 0, Math.min(response.body.length, 300))}`;

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { runAppendBench } from './append.bench.js';
 import { freePort, startBenchCluster, type BenchCluster } from './bench-postgres.js';
 import { journalRequest, prepareJournalClients, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBench } from './fold.bench.js';
+import { runViewBench } from './view.bench.js';
 import { runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
@@ -118,6 +120,9 @@ interface HttpPhase {
   readonly cpuOf?: ServiceProcess;
   /** Chronicle: also read its projector's busy time from /metrics, as `<id>.projectorShare` of the service CPU. */
   readonly projectorOf?: number;
+  /** Another request than the journal POST (then one "event" per answer), and the statuses it expects. */
+  readonly request?: (client: number) => Buffer;
+  readonly expectStatus?: (status: number) => boolean;
 }
 
 /** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
@@ -139,7 +144,8 @@ async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
     connections: phase.connections,
     durationMs: DURATION_MS,
     warmupMs: WARMUP_MS,
-    request: (client) => journalRequest(phase.clients[client]!, phase.eventsPerRequest, phase.port),
+    request: phase.request ?? ((client) => journalRequest(phase.clients[client]!, phase.eventsPerRequest, phase.port)),
+    ...(phase.expectStatus ? { expectStatus: phase.expectStatus } : {}),
     ...(phase.cpuOf ? { onWindowStart: () => (before = read()) } : {}),
   });
   check(phase.id, result);
@@ -316,6 +322,43 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≥ 1,000,000 events/s', pass: atLeast(1_000_000) },
     },
     { figure: 'Merge 10k+10k', unit: 'ms', runs: runsOf('merge.ms'), target: { text: '≤ 15 ms', pass: (v) => v <= 15 } },
+    { figure: 'Display view after a token, 100-msg session', unit: 'ms', runs: runsOf('view.shortMs') },
+    {
+      figure: 'Display view after a token, 10,000-msg session',
+      unit: 'ms',
+      runs: runsOf('view.longMs'),
+      target: { text: '≤ 5 ms', pass: (v) => v <= 5 },
+    },
+    {
+      figure: 'Display view after a token, 10,000 ÷ 100 msgs',
+      unit: 'ratio',
+      runs: runsOf('view.ratio'),
+      target: { text: '≤ 2', pass: (v) => v <= 2 },
+    },
+    { figure: 'Full render + hash, 10,000-msg session (reference)', unit: 'ms', runs: runsOf('view.fullRenderMs') },
+    { figure: 'Live patch for one token (larger session)', unit: 'bytes', runs: runsOf('view.patchBytes'), target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 } },
+    {
+      figure: 'Cached 1,000-msg transcript reads, 64 clients',
+      unit: 'reads/s',
+      runs: runsOf('read64.requestsPerSecond'),
+      target: { text: '≥ 2,000 reads/s', pass: atLeast(2000) },
+      ...none('read64'),
+    },
+    { figure: 'Cached transcript reads, 64 clients, p99', unit: 'ms', runs: runsOf('read64.p99'), target: { text: '≤ 50 ms', pass: (v) => v <= 50 } },
+    {
+      figure: 'If-None-Match → 304, 64 clients',
+      unit: 'answers/s',
+      runs: runsOf('notModified64.requestsPerSecond'),
+      target: { text: '≥ 6,000/s', pass: atLeast(6000) },
+      ...none('notModified64'),
+    },
+    {
+      figure: 'Service RSS after 1,000 sessions × 200 events',
+      unit: 'MB',
+      runs: runsOf('memory.rssAfter'),
+      target: { text: '≤ 250 MB', pass: (v) => v <= 250 },
+    },
+    { figure: 'Service RSS peak during the bench', unit: 'MB', runs: runsOf('memory.peak'), target: { text: '≤ 400 MB', pass: (v) => v <= 400 } },
     ...(['express', 'fastify'] as const).flatMap((adapter): ResultRow[] => [
       { figure: `Nest ${adapter} adapter (http-adapters.bench)`, unit: 'req/s', runs: runsOf(`${adapter}.rps`), checks: adapterNote },
       { figure: `Nest ${adapter} adapter, p50`, unit: 'ms', runs: runsOf(`${adapter}.p50`) },
@@ -367,6 +410,12 @@ async function main(): Promise<void> {
   await step('start Chronicle', async () => {
     chronicle = await startChronicle(chronicleUrl, workDir!);
     progress(`Chronicle ready on 127.0.0.1:${chronicle.port} (pid ${chronicle.service.pid})`);
+  });
+  let readTarget: ReadTarget | undefined;
+  await step('prepare the read session', async () => {
+    if (!chronicle) return;
+    readTarget = await prepareReadSession(chronicle.port, 'read-1000', 1000);
+    progress(`  read session: 1,000 messages, ${readTarget.bytes.toLocaleString('en-US')} bytes per answer`);
   });
 
   for (let round = 0; round < RUNS; round += 1) {
@@ -422,6 +471,33 @@ async function main(): Promise<void> {
         await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service, projectorOf: service.port } : {}) });
       });
     }
+    const target = readTarget;
+    if (!target) continue;
+    for (const [id, revalidate] of [['read64', false], ['notModified64', true]] as const) {
+      await step(`${id} round ${round + 1}`, () =>
+        httpPhase(round, {
+          id,
+          port: service.port,
+          connections: 64,
+          eventsPerRequest: 1,
+          clients: [],
+          request: () => readRequest(target, service.port, revalidate),
+          ...(revalidate ? { expectStatus: (status: number) => status === 304 } : {}),
+        }),
+      );
+    }
+  }
+  if (chronicle) {
+    const service = chronicle;
+    await step('memory', async () => {
+      progress('memory: ingesting 1,000 sessions × 200 events over HTTP');
+      await ingestSessions(service.port, 'mem', 1000, 200);
+      await sleep(3000);
+      const { rssMb, peakMb } = memoryOf(service.service.pid);
+      record('memory.rssAfter', 0, rssMb);
+      record('memory.peak', 0, peakMb);
+      progress(`  service RSS ${rssMb.toFixed(0)} MB after, peak ${peakMb.toFixed(0)} MB`);
+    });
   }
   progress('stopping the services');
   await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop()]);
@@ -434,6 +510,17 @@ async function main(): Promise<void> {
       record('append.p50Ratio', round, result.p50Ratio);
       record('append.shortP50Ms', round, result.shortP50Ms);
       progress(`  append: p50 ${result.shortP50Ms.toFixed(2)} ms vs ${result.longP50Ms.toFixed(2)} ms, ratio ${result.p50Ratio.toFixed(2)}`);
+    });
+  }
+  for (let round = 0; round < RUNS; round += 1) {
+    await step(`view round ${round + 1}`, async () => {
+      const result = await runViewBench();
+      record('view.shortMs', round, result.shortMs);
+      record('view.longMs', round, result.longMs);
+      record('view.ratio', round, result.ratio);
+      record('view.patchBytes', round, result.patchBytes);
+      record('view.fullRenderMs', round, result.fullRenderMs);
+      progress(`  view after a token: ${result.shortMs.toFixed(3)} ms (100 msgs), ${result.longMs.toFixed(3)} ms (10k), patch ${result.patchBytes} B`);
     });
   }
   for (let round = 0; round < RUNS; round += 1) {

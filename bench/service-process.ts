@@ -56,7 +56,7 @@ export function killAllServiceProcesses(): void {
 }
 
 /** One request outside the measured load (setup, readiness): status and body. */
-export function httpCall(port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+export function httpCall(port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -72,7 +72,7 @@ export function httpCall(port: number, method: string, path: string, body?: unkn
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
       },
     );
     req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: timeout`)));

@@ -16,6 +16,7 @@ import {
   type InlineStatement,
 } from './event-store.js';
 import { InlineProjectionError } from './inline-projection.error.js';
+import { HeadReader } from './head-reader.js';
 import { PipelinedTransaction } from './pipelined-transaction.js';
 import { CommitOutcomeUnknown, compareText, isRetryableAlone, type ItemRow, type PendingAppend, toOutcome, translate } from './append-batch.outcomes.js';
 import { assertStorable } from './storable-text.js';
@@ -68,6 +69,7 @@ export interface PostgresEventStoreOptions {
 export class PostgresEventStore implements EventStore {
   private readonly queue: GroupCommitQueue<PendingAppend, AppendResult>;
   private readonly inline: readonly InlineProjection<pg.ClientBase>[];
+  private readonly heads: HeadReader;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -78,6 +80,7 @@ export class PostgresEventStore implements EventStore {
     pool.on('connect', (client) => client.on('error', () => undefined));
     pool.on('error', () => undefined);
     this.inline = options.inline ?? [];
+    this.heads = new HeadReader(pool);
     this.queue = new GroupCommitQueue(
       (batch) => this.commitBatch(batch),
       { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
@@ -249,13 +252,8 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
-  async head(streamId: string): Promise<StreamHead | null> {
-    const result = await this.pool.query(
-      `SELECT version::text, last_hash, archived FROM streams WHERE stream_id = $1`,
-      [streamId],
-    );
-    const row = result.rows[0];
-    return row ? { version: Number(row.version), lastHash: row.last_hash, archived: row.archived } : null;
+  head(streamId: string): Promise<StreamHead | null> {
+    return this.heads.read(streamId);
   }
 
   async findIdempotencyKey(streamId: string, key: string): Promise<number | null> {

@@ -116,12 +116,9 @@ export class SessionViews {
   /** Only a state at the head is cached as the session's latest: a time-travel fold must not pose as it. */
   private async stateAt(streamId: string, target: number, atHead: boolean): Promise<SessionState> {
     const cached = this.states.get(streamId);
-    let base: { version: number; state: SessionState } = { version: 0, state: initialSessionState() };
+    let base: { version: number; state: SessionState };
     if (cached && cached.version <= target) base = cached;
-    else {
-      const snapshot = await this.snapshots.latest(streamId, target);
-      if (snapshot) base = snapshot;
-    }
+    else base = (await this.snapshots.latest(streamId, target)) ?? { version: 0, state: initialSessionState() };
     let state = base.state;
     if (base.version < target) {
       const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });

@@ -88,12 +88,23 @@ export function resolveApiKeys(spec: string | undefined, dataDir: string): KeyRe
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
-/** Constant-time lookup of a presented bearer token. */
+/** The configured keys' digests, computed once per key (keys never change while the process runs). */
+const keyDigests = new WeakMap<ApiKey, Buffer>();
+function digestOf(key: ApiKey): Buffer {
+  let value = keyDigests.get(key);
+  if (value === undefined) {
+    value = digest(key.key);
+    keyDigests.set(key, value);
+  }
+  return value;
+}
+
+/** Constant-time lookup of a presented bearer token: every candidate is compared, digests of equal length. */
 export function findKey(keys: readonly ApiKey[], presented: string): ApiKey | null {
   const presentedDigest = digest(presented);
   let found: ApiKey | null = null;
   for (const candidate of keys) {
-    if (timingSafeEqual(digest(candidate.key), presentedDigest)) found = candidate;
+    if (timingSafeEqual(digestOf(candidate), presentedDigest)) found = candidate;
   }
   return found;
 }
