@@ -65,6 +65,10 @@ export interface InlineStatement {
  * `statements` says the same declaratively: the statements to run in the transaction for what it appended.
  * The PostgreSQL store sends declared statements pipelined with the commit (one round trip for all of them);
  * a projection that must read or wait uses `project`, and its batches take a round trip per statement.
+ * A declarative projection that is `guarded` makes each of its rows conditional on
+ * `writtenInThisTransaction(stream, version)`: it may then be handed the appends the batch *attempts* (with
+ * the version each would reach), so the store sends BEGIN, the append, these statements and COMMIT in one
+ * write, without waiting for the append's outcome first.
  */
 export type InlineProjection<Tx = unknown> =
   | {
@@ -75,8 +79,16 @@ export type InlineProjection<Tx = unknown> =
   | {
       readonly name: string;
       statements(appended: readonly AppendedStream[]): readonly InlineStatement[];
+      readonly guarded?: boolean;
       readonly project?: undefined;
     };
+
+/**
+ * SQL true exactly when the current transaction wrote `version` of `stream` (both SQL expressions): the guard
+ * of a `guarded` inline projection's rows. Another writer's event at that version has another transaction id.
+ */
+export const writtenInThisTransaction = (stream: string, version: string): string =>
+  `EXISTS (SELECT 1 FROM events w WHERE w.stream_id = ${stream} AND w.version = ${version} AND w.transaction_id = pg_current_xact_id())`;
 
 export interface AppendResult {
   readonly streamId: string;

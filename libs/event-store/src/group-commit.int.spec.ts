@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { ConcurrencyError, IdempotencyKeyTaken, type InlineProjection } from './event-store.js';
+import pg from 'pg';
+import { ConcurrencyError, IdempotencyKeyTaken, type InlineProjection, writtenInThisTransaction } from './event-store.js';
 import { InlineProjectionError } from './inline-projection.error.js';
 import { postgresHarness } from './testing/postgres-harness.js';
 
@@ -101,5 +102,79 @@ describe('group commit on PostgreSQL', () => {
     for (let i = 1; i <= 3; i++) await store.append(id('idle'), [ev(i)]);
     expect(sizes).toEqual([1, 1, 1]);
     await store.close();
+  });
+
+  describe('with guarded inline projections only (BEGIN, append, statements and COMMIT in one write)', () => {
+    const guardedRows: InlineProjection = {
+      name: 'guarded_rows',
+      guarded: true,
+      statements: (appended) => [
+        {
+          text: `INSERT INTO guarded_rows (stream_id, version)
+                 SELECT DISTINCT ON (t.stream_id) t.stream_id, t.version FROM unnest($1::text[], $2::bigint[]) AS t(stream_id, version)
+                  WHERE ${writtenInThisTransaction('t.stream_id', 't.version')} ORDER BY t.stream_id, t.version DESC
+                 ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version`,
+          values: [appended.map((a) => a.streamId), appended.map((a) => a.version)],
+        },
+      ],
+    };
+    const rowsOf = async (streams: string[]) => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query('SELECT stream_id, version::int FROM guarded_rows WHERE stream_id = ANY($1) ORDER BY stream_id', [streams]);
+      await client.end();
+      return Object.fromEntries(rows.map((row) => [row.stream_id, row.version]));
+    };
+    beforeAll(async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query('CREATE TABLE IF NOT EXISTS guarded_rows (stream_id text PRIMARY KEY, version bigint NOT NULL)');
+      await client.end();
+    });
+
+    it('writes rows only for the appends the batch made: not for a conflict, a duplicate, or a stream another writer moved', async () => {
+      const sizes: number[] = [];
+      const { store } = postgresHarness(database.url, [guardedRows], { groupCommit: { maxInFlight: 1 }, onBatch: (n) => sizes.push(n) });
+      const [ok, conflict, twice, dup, moved] = ['ok', 'conflict', 'twice', 'dup', 'moved'].map((label) => id(`guarded-${label}`));
+      await store.append(moved, [ev(1)], { expectedVersion: 0 });
+      await store.append(dup, [ev(1)], { expectedVersion: 0, idempotencyKeys: ['k'] });
+      // Submitted in one tick: they leave in one batch (with `first`, or right after it).
+      const first = store.append(id('guarded-first'), [ev(1)], { expectedVersion: 0 });
+      const outcomes = await Promise.allSettled([
+        store.append(ok, [ev(1), ev(2)], { expectedVersion: 0 }),
+        store.append(conflict, [ev(1)], { expectedVersion: 3 }),
+        store.append(twice, [ev(1)], { expectedVersion: 0 }),
+        store.append(twice, [ev(2)], { expectedVersion: 5 }),
+        store.append(dup, [ev(2)], { expectedVersion: 1, idempotencyKeys: ['k'] }),
+        // Expects 0 and would reach version 1, which exists already (another writer's): not this transaction's.
+        store.append(moved, [ev(9)], { expectedVersion: 0 }),
+      ]);
+      await first;
+      expect(sizes.at(-1)).toBeGreaterThanOrEqual(6);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+      expect(await rowsOf([ok, conflict, twice, dup, moved])).toEqual({ [ok]: 2, [twice]: 1, [dup]: 1, [moved]: 1 });
+      await store.close();
+    });
+
+    it('rolls the whole batch back when a guarded statement fails, then commits every append but the culprit', async () => {
+      const poisoned = id('guarded-poisoned');
+      const fine = Array.from({ length: 3 }, (_, i) => id(`guarded-fine-${i}`));
+      const divides: InlineProjection = {
+        name: 'divides',
+        guarded: true,
+        statements: (appended) => [
+          { text: 'SELECT 1 / (CASE WHEN $1 = ANY ($2::text[]) THEN 0 ELSE 1 END)', values: [poisoned, appended.map((a) => a.streamId)] },
+        ],
+      };
+      const { store } = postgresHarness(database.url, [guardedRows, divides], { groupCommit: { maxInFlight: 1 } });
+      const first = store.append(id('guarded-first'), [ev(1)], { expectedVersion: 0 });
+      const outcomes = await Promise.allSettled([...fine, poisoned].map((s) => store.append(s, [ev(1)], { expectedVersion: 0 })));
+      await first;
+      expect(outcomes.slice(0, 3).every((o) => o.status === 'fulfilled')).toBe(true);
+      expect(outcomes[3].status === 'rejected' && outcomes[3].reason).toBeInstanceOf(InlineProjectionError);
+      expect(await store.readStream(poisoned)).toEqual([]);
+      expect(await rowsOf([...fine, poisoned])).toEqual(Object.fromEntries(fine.map((s) => [s, 1])));
+      await store.close();
+    });
   });
 });

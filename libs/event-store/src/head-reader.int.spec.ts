@@ -44,7 +44,7 @@ function countingPool() {
 
 describe('coalesced stream-head reads', () => {
   it('answers the reads that arrive during a statement with one statement, each stream its own head', async () => {
-    const { store } = postgresHarness(database.url);
+    const { store } = postgresHarness(database.url, []);
     await store.append('heads-a', [ev(1), ev(2)]);
     await store.append('heads-b', [ev(1)]);
     const counting = countingPool();
@@ -61,7 +61,7 @@ describe('coalesced stream-head reads', () => {
   });
 
   it('never answers a read from a statement that began before it was asked', async () => {
-    const { store } = postgresHarness(database.url);
+    const { store } = postgresHarness(database.url, []);
     await store.append('heads-late', [ev(1)]);
     const counting = countingPool();
     const reader = new HeadReader(counting.pool);

@@ -12,6 +12,8 @@ import { InlineProjectionError } from './inline-projection.error.js';
 export class PipelinedTransaction {
   /** The COMMIT was queued: from here the transaction's fate is PostgreSQL's answer to it. */
   committing = false;
+  /** PostgreSQL answered the COMMIT with ROLLBACK: nothing was kept, the outcome is known. */
+  rolledBack = false;
 
   constructor(private readonly client: pg.PoolClient) {}
 
@@ -31,6 +33,30 @@ export class PipelinedTransaction {
     const commit = outcomes[outcomes.length - 1];
     if (commit.status === 'rejected') throw commit.reason;
     if (commit.value.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
+  }
+
+  /**
+   * BEGIN and the append (`head`), the guarded projections' statements and COMMIT in one write: the answer of
+   * the append's last statement is returned. A failure PostgreSQL answered (the COMMIT then says ROLLBACK) is
+   * rethrown as such, a projection's as its InlineProjectionError; a COMMIT without an answer rethrows its error.
+   */
+  async sendAndCommit(
+    head: readonly InlineStatement[],
+    statements: readonly { projection: string; statement: InlineStatement }[],
+  ): Promise<pg.QueryResult> {
+    this.committing = true;
+    const configs = [...head.map(toConfig), ...statements.map(({ statement }) => toConfig(statement)), { text: 'COMMIT' }];
+    const outcomes = await Promise.allSettled(this.queue(configs));
+    const commit = outcomes[outcomes.length - 1];
+    if (commit.status === 'rejected') throw commit.reason;
+    const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+    if (failed >= 0 || commit.value.command !== 'COMMIT') {
+      this.rolledBack = true;
+      if (failed < 0) throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
+      const reason = (outcomes[failed] as PromiseRejectedResult).reason;
+      throw failed < head.length ? reason : new InlineProjectionError(statements[failed - head.length].projection, reason);
+    }
+    return (outcomes[head.length - 1] as PromiseFulfilledResult<pg.QueryResult>).value;
   }
 
   /**

@@ -70,6 +70,8 @@ export class PostgresEventStore implements EventStore {
   private readonly queue: GroupCommitQueue<PendingAppend, AppendResult>;
   private readonly inline: readonly InlineProjection<pg.ClientBase>[];
   private readonly heads: HeadReader;
+  /** Every inline projection is declarative and guarded: a batch whose items all expect a version takes one write. */
+  private readonly guardedOnly: boolean;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -81,6 +83,7 @@ export class PostgresEventStore implements EventStore {
     pool.on('error', () => undefined);
     this.inline = options.inline ?? [];
     this.heads = new HeadReader(pool);
+    this.guardedOnly = this.inline.length > 0 && this.inline.every((projection) => projection.statements !== undefined && projection.guarded === true);
     this.queue = new GroupCommitQueue(
       (batch) => this.commitBatch(batch),
       { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
@@ -163,6 +166,22 @@ export class PostgresEventStore implements EventStore {
     const client = await this.pool.connect();
     const tx = new PipelinedTransaction(client);
     try {
+      if (this.guardedOnly && items.every((item) => item.expected !== null)) {
+        // Every item says the version it expects, so the version it would reach is known before the append
+        // answers: the guarded statements go with BEGIN, the append and COMMIT in one write, one round trip.
+        const attempted: AppendedStream[] = items.map((item) => ({
+          streamId: item.streamId,
+          events: item.events,
+          version: (item.expected as number) + item.events.length,
+          context: item.context,
+        }));
+        const statements = this.inline.flatMap((projection) =>
+          (projection.statements?.(attempted) ?? []).map((statement) => ({ projection: projection.name, statement })),
+        );
+        const result = await tx.sendAndCommit([{ text: 'BEGIN', values: [] }, { ...APPEND_BATCH, values }], statements);
+        client.release();
+        return result.rows as ItemRow[];
+      }
       const [, appendResult] = await tx.send([{ text: 'BEGIN', values: [] }, { ...APPEND_BATCH, values }]);
       const rows = appendResult.rows as ItemRow[];
       const appended: AppendedStream[] = [];
@@ -190,7 +209,8 @@ export class PostgresEventStore implements EventStore {
       if (!tx.committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);
-      throw tx.committing && !(error instanceof InlineProjectionError) ? new CommitOutcomeUnknown(error) : error;
+      const known = !tx.committing || tx.rolledBack || error instanceof InlineProjectionError;
+      throw known ? error : new CommitOutcomeUnknown(error);
     }
   }
 

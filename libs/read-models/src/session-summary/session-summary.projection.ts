@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { SessionState } from '#domain';
-import type { AppendedStream, InlineProjection } from '#event-store';
+import { type AppendedStream, type InlineProjection, writtenInThisTransaction } from '#event-store';
 import { summaryRowOf } from './summary-row.builder.js';
 
 /** What the session writer hands the event store with each append: the fold state after it. */
@@ -12,30 +12,36 @@ const isSessionAppend = (append: AppendedStream): append is AppendedStream & { c
   typeof append.context === 'object' && append.context !== null && 'state' in append.context;
 
 const UPSERT_SUMMARIES = {
-  name: 'chronicle_upsert_session_summaries',
+  name: 'chronicle_upsert_session_summaries_guarded',
   text: `INSERT INTO session_summaries (stream_id, version, data)
-         SELECT t.stream_id, t.version, t.data::jsonb FROM unnest($1::text[], $2::bigint[], $3::text[]) AS t(stream_id, version, data)
+         SELECT DISTINCT ON (t.stream_id) t.stream_id, t.version, t.data::jsonb
+           FROM unnest($1::text[], $2::bigint[], $3::text[]) AS t(stream_id, version, data)
+          WHERE ${writtenInThisTransaction('t.stream_id', 't.version')}
+          ORDER BY t.stream_id, t.version DESC
          ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()`,
 };
 
 /**
  * `session_summaries`, written inline: one small row per session, built from the state the writer already
- * evolved (the same cost on any session length), one statement for every session of a group commit.
+ * evolved (the same cost on any session length), one statement for every session of a group commit. Guarded:
+ * a row is written only for an append this transaction made, and of one stream's appends the newest one
+ * made wins, so the store may send it before it knows which appends of the batch succeed.
  */
 export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
   name: 'session_summaries',
+  guarded: true,
   statements(appended) {
-    // A statement may touch a row once: of one stream's appends in the batch, the last (newest) wins.
-    const latest = new Map<string, { version: number; data: string }>();
-    for (const append of appended) {
-      if (!isSessionAppend(append)) continue;
-      latest.set(append.streamId, {
-        version: append.version,
-        data: JSON.stringify(summaryRowOf(append.context.state, append.version)),
-      });
-    }
-    if (latest.size === 0) return [];
-    const ids = [...latest.keys()];
-    return [{ ...UPSERT_SUMMARIES, values: [ids, ids.map((id) => latest.get(id)?.version), ids.map((id) => latest.get(id)?.data)] }];
+    const sessions = appended.filter(isSessionAppend);
+    if (sessions.length === 0) return [];
+    return [
+      {
+        ...UPSERT_SUMMARIES,
+        values: [
+          sessions.map((append) => append.streamId),
+          sessions.map((append) => append.version),
+          sessions.map((append) => JSON.stringify(summaryRowOf(append.context.state, append.version))),
+        ],
+      },
+    ];
   },
 };
