@@ -3,9 +3,25 @@ import pino from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-/** The service's one root pino logger: JSON lines on stdout. */
+/** Log bytes buffered before a write, and the longest a line waits in the buffer. */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 250;
+
+/**
+ * The service's one root pino logger: JSON lines on stdout, written in blocks of ~4 kB rather than one
+ * write per line (a write costs more than the line; at a few thousand requests a second this was ~5 % of
+ * the service's CPU). A line waits at most 250 ms; pino flushes what is buffered when the process exits.
+ */
 export function createLogger(level: pino.LevelWithSilent): pino.Logger {
-  return pino({ level, name: 'chronicle' });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // Closed at shutdown: nothing left to flush.
+    }
+  }, LOG_FLUSH_MS).unref();
+  return pino({ level, name: 'chronicle' }, destination);
 }
 
 const looksLikeStack = (value: unknown): value is string => typeof value === 'string' && /\n\s+at /.test(value);
