@@ -77,6 +77,8 @@ export async function startBenchCluster(): Promise<BenchCluster> {
     const options = [
       '-c listen_addresses=127.0.0.1', `-p ${port}`, `-k ${dataDir}`,
       '-c fsync=on', '-c synchronous_commit=on', '-c full_page_writes=on', '-c max_connections=200',
+      // A development knob for diagnosis (e.g. `-c shared_preload_libraries=pg_stat_statements`); unset in a bench run.
+      ...(process.env.BENCH_PG_OPTIONS ? [process.env.BENCH_PG_OPTIONS] : []),
     ].join(' ');
     started = true;
     run('pg_ctl', ['-D', pgData, '-l', join(dataDir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);

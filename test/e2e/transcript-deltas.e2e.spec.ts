@@ -1,7 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { hashOf, type MessageRow, type ToolCard } from '#domain';
+import { chainRows, type MessageRow, type ToolCard, transcriptHashOf } from '#domain';
+
+/** The README's transcript hash, as a client computes it. */
+const hashOf = ({ messages, toolCards }: { messages: MessageRow[]; toolCards: ToolCard[] }) => transcriptHashOf(chainRows(messages), toolCards);
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 
 /** Issue 10.2: `since` deltas, `streaming=1`, and `/live?patches=1` applied by a client. */

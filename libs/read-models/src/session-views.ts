@@ -76,6 +76,8 @@ export class SessionViews {
   private readonly transcripts: LruCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
+  /** The last transcript hashed per (session, view). */
+  private readonly latestTranscripts: LruCache<string, RenderedTranscript>;
   private readonly snapshotting = new Set<string>();
   private readonly lastSnapshot = new Map<string, number>();
   /** Sessions appended to since their last snapshot, oldest append first (the idle snapshot's queue). */
@@ -91,6 +93,7 @@ export class SessionViews {
     this.views = new LruCache(options.viewCacheSize ?? 500);
     this.pastViews = new LruCache(50);
     this.transcripts = new LruCache((options.viewCacheSize ?? 500) * 2);
+    this.latestTranscripts = new LruCache((options.viewCacheSize ?? 500) * 2);
   }
 
   /** The fold state at the current version (or at `at`, for time travel). */
@@ -182,9 +185,14 @@ export class SessionViews {
     if (!transcript) {
       const rows = name === 'display' ? view.display : view.context;
       const known = this.byRows.get(rows);
-      transcript = known?.toolCards === view.toolCards ? known : renderTranscript(view, name);
+      const latestKey = `${sessionId}/${name}`;
+      // The session's previous transcript lends the chain links of the rows both share.
+      transcript = known?.toolCards === view.toolCards ? known : renderTranscript(view, name, this.latestTranscripts.get(latestKey));
       this.byRows.set(rows, transcript);
-      if (exists) this.transcripts.set(key, transcript);
+      if (exists) {
+        this.transcripts.set(key, transcript);
+        this.latestTranscripts.set(latestKey, transcript);
+      }
     }
     return { version, transcript, exists, view, state };
   }
@@ -198,7 +206,7 @@ export class SessionViews {
     const current = await this.transcript(sessionId, name, at);
     const { messages } = current.transcript;
     const base = since === current.version ? current.transcript : this.transcripts.get(`${sessionId}@${since}/${name}`);
-    const delta = base === undefined || !current.exists ? { from: 0, messages } : transcriptDelta(base.messages, messages);
+    const delta = base === undefined || !current.exists ? { from: 0, messages } : transcriptDelta(base, current.transcript);
     return { ...current, ...delta };
   }
 
@@ -257,5 +265,6 @@ export class SessionViews {
     this.views.clear();
     this.pastViews.clear();
     this.transcripts.clear();
+    this.latestTranscripts.clear();
   }
 }

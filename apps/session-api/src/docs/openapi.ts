@@ -14,6 +14,7 @@ import {
 import { hostStartedBody, leaseBody, streamBody, sweepBody } from '../recovery/recovery.schemas.js';
 import { sessionListQuery } from '../sessions/session-list.js';
 import { eventsQuery, startSessionBody } from '../sessions/sessions.controller.js';
+import { liveQuery } from '../live/live.controller.js';
 import { transcriptQuery } from '../sessions/session-queries.controller.js';
 
 type Json = Record<string, unknown>;
@@ -69,10 +70,24 @@ const ROUTES: Record<string, Record<string, Route>> = {
   '/v1/sessions/{id}/state-rows': { post: { summary: 'StateRowsObserved: rows read from the agent store', scope: 'ingest', body: stateRowsBody, ok: writeResult } },
   '/v1/sessions/{id}/truncate': { post: { summary: 'TranscriptTruncated (sets the watermark)', scope: 'ingest', body: truncateBody, ok: writeResult } },
   '/v1/sessions/{id}/compress': { post: { summary: 'SessionCompressed on the parent + SessionStarted on the child', scope: 'ingest', body: compressBody, ok: writeResult } },
-  '/v1/sessions/{id}/transcript': { get: { summary: 'Display or context transcript, optionally as of a version (time travel)', scope: 'read', query: transcriptQuery } },
+  '/v1/sessions/{id}/transcript': {
+    get: {
+      summary:
+        'Display or context transcript, optionally as of a version (time travel); with since, the delta from a version the client holds (keep the first `from` rows, append `messages`); with streaming=1, the pending turn\'s output so far. Strong ETag, If-None-Match → 304',
+      scope: 'read',
+      query: transcriptQuery,
+    },
+  },
   '/v1/sessions/{id}/markers': { get: { summary: '"Response interrupted" markers derived from recovery decisions', scope: 'read' } },
   '/v1/sessions/{id}/events': { get: { summary: 'The session stream, page by page', scope: 'read', query: eventsQuery } },
-  '/v1/sessions/{id}/live': { get: { summary: 'Server-Sent Events: transcript {version, hash} per change; Last-Event-ID resumes', scope: 'read' } },
+  '/v1/sessions/{id}/live': {
+    get: {
+      summary:
+        'Server-Sent Events: transcript {version, hash} per change; with patches=1, patch {version, hash, since, from, messages, toolCards, markers, streaming} per change instead; Last-Event-ID resumes',
+      scope: 'read',
+      query: liveQuery,
+    },
+  },
   '/v1/sessions/{id}/audit': { post: { summary: 'Verify the hash chain, rebuild every read model from the events and compare', scope: 'admin' } },
   '/v1/hosts/{hostId}/started': { post: { summary: 'An agent host booted; runs it held before are gone', scope: 'ingest', body: hostStartedBody } },
   '/v1/runs/{runId}/lease': {

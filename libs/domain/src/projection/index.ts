@@ -13,6 +13,7 @@ export { projectSession, render, renderTranscript } from './session.render.js';
 export { renderNext, rendersSameTranscript, type RenderedState } from './render-next.js';
 export { streamingOutputOf, type StreamingOutput } from './streaming-output.js';
 export { transcriptDelta, type TranscriptDelta } from './transcript-delta.js';
+export { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './transcript-hash.js';
 export { canSupersede } from './commit.policy.js';
 export { findStateRow } from './state-rows.js';
 export type {

@@ -1,4 +1,3 @@
-import { hashOf } from '../canonical/hash.js';
 import type { SessionEvent } from '../events/session.events.js';
 import { composeMarkerContent, deriveShownMarkerStatus, summarizeJournal } from '../journal/index.js';
 import { reconcileContext } from '../merge/index.js';
@@ -6,6 +5,7 @@ import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import { withMirroredContent } from './prompt-mirror.js';
 import type { DerivedMarker } from './run-segment.js';
 import { withoutApiContent } from './row-text.js';
+import { chainRows, transcriptHashOf } from './transcript-hash.js';
 import { evolveAll } from './session.evolve.js';
 import { initialSessionState, runOf, type SessionState } from './session.state.js';
 import { summarize } from './session.summary.js';
@@ -80,9 +80,13 @@ export function projectSession(events: Iterable<SessionEvent>): SessionView {
   return render(evolveAll(initialSessionState(), events));
 }
 
-/** One transcript of a view as the API answers it, with its hash. */
-export function renderTranscript(view: SessionView, name: TranscriptViewName): RenderedTranscript {
+/**
+ * One transcript of a view as the API answers it, with its hash. `previous` (an earlier transcript of the same
+ * session and view) lends the chain links of the rows both share, so only new rows are hashed.
+ */
+export function renderTranscript(view: SessionView, name: TranscriptViewName, previous?: RenderedTranscript): RenderedTranscript {
   const messages = name === 'display' ? view.display : view.context;
   const { toolCards } = view;
-  return { messages, toolCards, hash: hashOf({ messages, toolCards }) };
+  const links = chainRows(messages, previous);
+  return { messages, toolCards, hash: transcriptHashOf(links, toolCards), links };
 }

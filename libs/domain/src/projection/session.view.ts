@@ -42,6 +42,8 @@ export type TranscriptViewName = 'display' | 'context';
 export interface RenderedTranscript {
   readonly messages: readonly MessageRow[];
   readonly toolCards: readonly ToolCard[];
-  /** sha256 of the canonical JSON of `{ messages, toolCards }`. */
+  /** The transcript hash (transcript-hash.ts): chained over the rows, then the tool cards. */
   readonly hash: string;
+  /** The chain's link after each row (`links[i]` covers rows 0..i): what a later transcript reuses. */
+  readonly links: readonly string[];
 }

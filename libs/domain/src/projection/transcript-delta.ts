@@ -1,5 +1,5 @@
-import { canonicalJson } from '../canonical/index.js';
 import type { MessageRow } from '../messages/message-row.js';
+import type { RenderedTranscript } from './session.view.js';
 
 /** The rows to send a client holding `base` so it holds `current`: keep the first `from` rows, append `messages`. */
 export interface TranscriptDelta {
@@ -8,14 +8,13 @@ export interface TranscriptDelta {
 }
 
 /**
- * The longest common prefix of two transcripts, by content. Rows a render reuses are the same objects, so the
- * comparison is by reference first and by canonical JSON only where the objects differ: after a token that is
- * no work at all, after a settle it stops at the first changed row.
+ * The longest common prefix of two transcripts, by content: row i of both is equal exactly when their chain
+ * links after row i are (the chain covers every row before it too). No row is serialised again.
  */
-export function transcriptDelta(base: readonly MessageRow[], current: readonly MessageRow[]): TranscriptDelta {
-  if (base === current) return { from: current.length, messages: [] };
-  const shorter = Math.min(base.length, current.length);
+export function transcriptDelta(base: RenderedTranscript, current: RenderedTranscript): TranscriptDelta {
+  if (base.messages === current.messages) return { from: current.messages.length, messages: [] };
+  const shorter = Math.min(base.links.length, current.links.length);
   let from = 0;
-  while (from < shorter && (base[from] === current[from] || canonicalJson(base[from]) === canonicalJson(current[from]))) from += 1;
-  return { from, messages: current.slice(from) };
+  while (from < shorter && base.links[from] === current.links[from]) from += 1;
+  return { from, messages: current.messages.slice(from) };
 }
