@@ -27,6 +27,8 @@ export interface TestAppOptions {
   readonly keys?: string;
   /** A logger to read the app's log lines from. */
   readonly log?: pino.Logger;
+  /** The URL the app connects with, made from its database's (a proxy in front of it); the database's own by default. */
+  readonly connectVia?: (databaseUrl: string) => Promise<string>;
 }
 
 /**
@@ -36,14 +38,15 @@ export interface TestAppOptions {
  */
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
+  const databaseUrl = options.connectVia ? await options.connectVia(database.url) : database.url;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     CHRONICLE_RECOVERY_INTERVAL_MS: '0',
     ...env,
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
   });
   const keys = parseApiKeys(options.keys ?? TEST_KEYS_SPEC);
-  const app = await createApp({ config, databaseUrl: database.url, keys, log: options.log });
+  const app = await createApp({ config, databaseUrl, keys, log: options.log });
   return {
     app,
     server: app.getHttpServer(),

@@ -43,14 +43,24 @@ export async function startTestCluster() {
   }
   chmodSync(dataDir, 0o700);
   const port = await freePort();
-  const cluster = { bin, asUser, dataDir };
+  const cluster = { bin, asUser, dataDir, port };
   run(cluster, 'initdb', ['-D', join(dataDir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  startServer(cluster);
+  return { ...cluster, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+}
+
+/** Starts the cluster's server (again) on its port; the reliability tests stop and restart their own cluster. */
+export function startServer(cluster) {
   const options = [
-    '-c listen_addresses=127.0.0.1', `-p ${port}`, `-k ${dataDir}`,
+    '-c listen_addresses=127.0.0.1', `-p ${cluster.port}`, `-k ${cluster.dataDir}`,
     '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=300',
   ].join(' ');
-  run(cluster, 'pg_ctl', ['-D', join(dataDir, 'data'), '-l', join(dataDir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
-  return { ...cluster, url: `postgres://postgres@127.0.0.1:${port}/postgres` };
+  run(cluster, 'pg_ctl', ['-D', join(cluster.dataDir, 'data'), '-l', join(cluster.dataDir, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
+}
+
+/** Stops the server, keeping its data (`fast`: sessions are cut, as in a restart or failover). */
+export function stopServer(cluster, mode = 'fast') {
+  run(cluster, 'pg_ctl', ['-D', join(cluster.dataDir, 'data'), '-m', mode, '-w', 'stop']);
 }
 
 export function stopTestCluster(cluster) {

@@ -6,13 +6,17 @@ import {
   PinoNestLogger,
   registerCors,
   registerJsonBodyParser,
+  RateLimiter,
+  registerAuthentication,
   registerRequestLog,
+  type RouteAccessLookup,
   registerRequestMetrics,
   requestIdFor,
   RouteTable,
 } from '#platform';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
+import { routeAccessLookup } from './route-access.js';
 
 /**
  * Route parameters longer than Fastify's default of 100 characters would be refused by the router (414)
@@ -42,7 +46,11 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   registerCors(fastify, runtime.config.corsOrigins);
   registerJsonBodyParser(fastify, runtime.config.bodyLimitBytes);
   registerRequestLog(fastify, log);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes }), adapter, {
+  // Authentication runs before the body is read; the routes' needs are known once Nest has mapped them.
+  const access: { lookup?: RouteAccessLookup } = {};
+  const limiter = new RateLimiter(runtime.config.rateLimitPerMinute);
+  registerAuthentication(fastify, { keys: runtime.keys, limiter, lookup: () => access.lookup });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes, limiter }), adapter, {
     logger: new PinoNestLogger(log),
     bodyParser: false,
     // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the
@@ -54,6 +62,7 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   // Routes (the docs included) must all be registered before Fastify is ready; after it, none can be.
   setupDocs(app);
   await app.init();
+  access.lookup = routeAccessLookup(app);
   await fastify.ready();
   return app;
 }

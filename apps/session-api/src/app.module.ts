@@ -31,6 +31,8 @@ export interface AppRuntime {
   readonly log?: pino.Logger;
   /** The Fastify route table `createApp` collects (405 answers name the methods a path has). */
   readonly routes?: RouteTable;
+  /** The rate limiter the authentication hook takes from (one per app, shared with the guard). */
+  readonly limiter?: RateLimiter;
 }
 
 @Global()
@@ -46,7 +48,7 @@ class RuntimeModule {
         { provide: API_KEYS, useValue: runtime.keys },
         { provide: Metrics, useValue: metrics },
         { provide: RouteTable, useValue: routes },
-        { provide: RateLimiter, useValue: new RateLimiter(runtime.config.rateLimitPerMinute) },
+        { provide: RateLimiter, useValue: runtime.limiter ?? new RateLimiter(runtime.config.rateLimitPerMinute) },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         {
           provide: APP_FILTER,

@@ -2,61 +2,89 @@
  * Canonical JSON: the byte form that hashes and golden files compare. Object keys sorted (UTF-16 code unit
  * order, what `Array.prototype.sort` gives) at every level, `undefined` properties dropped, array order kept,
  * numbers as `JSON.stringify` prints them with `-0` written `0`. Values JSON cannot carry faithfully (NaN,
- * ±Infinity, bigint, functions, symbols, a top-level or array `undefined`) are refused rather than coerced, so
- * two different values never share a hash.
+ * ±Infinity, bigint, functions, symbols, a top-level or array `undefined`, a cycle) are refused rather than
+ * coerced, so two different values never share a hash.
+ *
+ * It walks with an explicit stack, never recursing: any nesting depth the heap holds is written (10,000 levels
+ * used to throw RangeError: Maximum call stack size exceeded), and the edge bounds what is stored anyway.
  */
 export class CanonicalJsonError extends Error {
   override readonly name = 'CanonicalJsonError';
 }
 
+/** An array or object being written: its items, the next one to write, and the path segment that reached it. */
+interface Frame {
+  readonly container: object;
+  /** Sorted keys of an object; null for an array. */
+  readonly keys: readonly string[] | null;
+  readonly length: number;
+  next: number;
+  wroteItem: boolean;
+  readonly segment: string;
+}
+
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];
-  write(value, out, '$');
+  const stack: Frame[] = [];
+  const open = new Set<object>();
+  const pathTo = (segment: string) => `$${stack.map((frame) => frame.segment).join('')}${segment}`;
+
+  const writeValue = (item: unknown, segment: string): void => {
+    switch (typeof item) {
+      case 'string':
+        out.push(JSON.stringify(item));
+        return;
+      case 'number':
+        if (!Number.isFinite(item)) throw new CanonicalJsonError(`non-finite number at ${pathTo(segment)}`);
+        out.push(Object.is(item, -0) ? '0' : JSON.stringify(item));
+        return;
+      case 'boolean':
+        out.push(item ? 'true' : 'false');
+        return;
+      case 'object': {
+        if (item === null) return void out.push('null');
+        if (open.has(item)) throw new CanonicalJsonError(`cycle at ${pathTo(segment)}`);
+        const keys = Array.isArray(item) ? null : Object.keys(item).sort();
+        out.push(keys ? '{' : '[');
+        open.add(item);
+        stack.push({ container: item, keys, length: keys ? keys.length : (item as unknown[]).length, next: 0, wroteItem: false, segment });
+        return;
+      }
+      default:
+        throw new CanonicalJsonError(`${typeof item} is not JSON at ${pathTo(segment)}`);
+    }
+  };
+
+  writeValue(value, '');
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.keys === null) {
+      if (frame.next >= frame.length) {
+        closeFrame(stack, open, out, ']');
+        continue;
+      }
+      const index = frame.next++;
+      if (index > 0) out.push(',');
+      writeValue((frame.container as unknown[])[index], `[${index}]`);
+      continue;
+    }
+    const object = frame.container as Record<string, unknown>;
+    while (frame.next < frame.length && object[frame.keys[frame.next]] === undefined) frame.next += 1;
+    if (frame.next >= frame.length) {
+      closeFrame(stack, open, out, '}');
+      continue;
+    }
+    const key = frame.keys[frame.next++];
+    if (frame.wroteItem) out.push(',');
+    frame.wroteItem = true;
+    out.push(JSON.stringify(key), ':');
+    writeValue(object[key], `.${key}`);
+  }
   return out.join('');
 }
 
-function write(value: unknown, out: string[], path: string): void {
-  switch (typeof value) {
-    case 'string':
-      out.push(JSON.stringify(value));
-      return;
-    case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(`non-finite number at ${path}`);
-      out.push(Object.is(value, -0) ? '0' : JSON.stringify(value));
-      return;
-    case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
-    case 'object':
-      if (value === null) out.push('null');
-      else if (Array.isArray(value)) writeArray(value, out, path);
-      else writeObject(value as Record<string, unknown>, out, path);
-      return;
-    default:
-      throw new CanonicalJsonError(`${typeof value} is not JSON at ${path}`);
-  }
-}
-
-function writeArray(items: readonly unknown[], out: string[], path: string): void {
-  out.push('[');
-  for (let i = 0; i < items.length; i += 1) {
-    if (i > 0) out.push(',');
-    write(items[i], out, `${path}[${i}]`);
-  }
-  out.push(']');
-}
-
-function writeObject(object: Record<string, unknown>, out: string[], path: string): void {
-  const keys = Object.keys(object).sort();
-  out.push('{');
-  let first = true;
-  for (const key of keys) {
-    const item = object[key];
-    if (item === undefined) continue;
-    if (!first) out.push(',');
-    first = false;
-    out.push(JSON.stringify(key), ':');
-    write(item, out, `${path}.${key}`);
-  }
-  out.push('}');
+function closeFrame(stack: Frame[], open: Set<object>, out: string[], bracket: string): void {
+  const frame = stack.pop()!;
+  open.delete(frame.container);
+  out.push(bracket);
 }

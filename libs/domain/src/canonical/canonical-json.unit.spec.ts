@@ -50,3 +50,38 @@ describe('hashes', () => {
     );
   });
 });
+
+describe('canonical JSON of deeply nested values (issue 12, defect 3)', () => {
+  const nested = (depth: number, wrap: (inner: unknown) => unknown) => {
+    let value: unknown = 1;
+    for (let i = 0; i < depth; i += 1) value = wrap(value);
+    return value;
+  };
+
+  it('writes 10,000 levels of objects and of arrays without exhausting the stack', () => {
+    expect(canonicalJson(nested(10_000, (a) => ({ a })))).toBe(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`);
+    expect(canonicalJson(nested(10_000, (a) => [a]))).toBe(`${'['.repeat(10_000)}1${']'.repeat(10_000)}`);
+  });
+
+  it('writes 100,000 levels of mixed objects and arrays, keys sorted at each', () => {
+    const value = nested(100_000, (inner) => ({ z: [inner, null], a: true }));
+    const text = canonicalJson(value);
+    expect(text.startsWith('{"a":true,"z":[{"a":true,"z":[')).toBe(true);
+    expect(text.length).toBe(100_000 * '{"a":true,"z":[,null]}'.length + 1);
+  });
+
+  it('names the path of a bad value deep inside', () => {
+    expect(() => canonicalJson({ a: [0, { b: [{ c: NaN }] }] })).toThrow(new CanonicalJsonError('non-finite number at $.a[1].b[0].c'));
+  });
+
+  it('refuses a cycle instead of looping', () => {
+    const looped: Record<string, unknown> = { a: 1 };
+    looped.self = { back: looped };
+    expect(() => canonicalJson(looped)).toThrow(new CanonicalJsonError('cycle at $.self.back'));
+  });
+
+  it('writes the same value twice in one document (shared, not cyclic)', () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ b: shared, a: [shared, shared] })).toBe('{"a":[{"x":1},{"x":1}],"b":{"x":1}}');
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../session-stream.js';
+import { boundedJson, freeJsonArraySchema, freeJsonRecordSchema } from './free-json.schema.js';
 
 /**
  * Schemas of the row shapes of the HTTP contract. They validate request bodies, type the stored events and
@@ -20,10 +21,8 @@ export const interruptionCauseSchema = z.enum([
   'unknown',
 ]);
 
-const jsonRecordSchema = z.record(z.string(), z.unknown());
-
 /** A content part: text and image parts are checked, any other `type` is kept as the client sent it. */
-export const contentPartSchema = z.looseObject({ type: z.string().min(1) }).superRefine((part, ctx) => {
+export const contentPartSchema = boundedJson(z.looseObject({ type: z.string().min(1) }).superRefine((part, ctx) => {
   if (part.type === 'text' && typeof part['text'] !== 'string') {
     ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs a string text' });
   }
@@ -34,7 +33,7 @@ export const contentPartSchema = z.looseObject({ type: z.string().min(1) }).supe
       ctx.addIssue({ code: 'custom', path: ['imageUrl', 'url'], message: 'an image_url part needs imageUrl.url' });
     }
   }
-});
+}));
 
 export const messageContentSchema = z.union([z.string(), z.array(contentPartSchema)]);
 
@@ -43,15 +42,15 @@ export const messageRowSchema = z.object({
   content: messageContentSchema.nullable().optional(),
   timestamp: z.number().nullable().optional(),
   id: z.string().nullable().optional(),
-  attachments: z.array(z.unknown()).optional(),
-  toolCalls: z.array(z.unknown()).optional(),
+  attachments: freeJsonArraySchema.optional(),
+  toolCalls: freeJsonArraySchema.optional(),
   toolCallId: z.string().nullable().optional(),
   toolName: z.string().nullable().optional(),
   reasoning: z.string().nullable().optional(),
   apiContent: z.string().nullable().optional(),
   rowId: z.number().int().nonnegative().nullable().optional(),
   partial: z.boolean().optional(),
-  partialToolCalls: z.array(z.unknown()).optional(),
+  partialToolCalls: freeJsonArraySchema.optional(),
   error: z.boolean().optional(),
   type: z.string().optional(),
   interruptionCause: interruptionCauseSchema.optional(),
@@ -60,7 +59,7 @@ export const messageRowSchema = z.object({
   recoveredFromRunJournal: z.boolean().optional(),
   recoveredRunId: z.string().optional(),
   recoveredEventId: z.string().optional(),
-  meta: jsonRecordSchema.optional(),
+  meta: freeJsonRecordSchema.optional(),
 });
 
 export const stateRowSchema = messageRowSchema.extend({
@@ -71,7 +70,7 @@ export const stateRowSchema = messageRowSchema.extend({
 export const journalEventSchema = z.object({
   seq: z.number().int().min(1),
   event: z.string().min(1),
-  payload: jsonRecordSchema,
+  payload: freeJsonRecordSchema,
   createdAt: z.number(),
 });
 

@@ -8,9 +8,10 @@ import {
   messageRowSchema,
   stateRowSchema,
 } from './row.schemas.js';
+import { freeJsonArraySchema, freeJsonRecordSchema } from './free-json.schema.js';
 
 /** One schema per event data. Optional request fields get their stored default here, so a parsed body is the event data. */
-const evidenceSchema = z.record(z.string(), z.unknown());
+const evidenceSchema = freeJsonRecordSchema;
 
 export const sessionStartedDataSchema = z.object({
   sessionId: idSchema,
@@ -26,7 +27,7 @@ export const messagesRecordedDataSchema = z.object({
 export const userMessageSubmittedDataSchema = z.object({
   runId: idSchema,
   text: z.string(),
-  attachments: z.array(z.unknown()).default([]),
+  attachments: freeJsonArraySchema.default([]),
   source: z.string().nullable().default(null),
   submittedAt: epochSecondsSchema,
 }) satisfies z.ZodType<SessionEventData<'UserMessageSubmitted'>>;

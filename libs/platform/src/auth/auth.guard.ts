@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { ProblemError } from '../errors/problem.js';
-import { allows, type ApiKey, findKey, type Scope } from './api-keys.js';
+import { allows, type ApiKey, type Scope } from './api-keys.js';
+import { authorizeRequest } from './authorize-request.js';
 import { RateLimiter } from './rate-limiter.js';
 
 export const API_KEYS = Symbol('API_KEYS');
@@ -17,6 +17,8 @@ export const RequireScope = (scope: Scope) => SetMetadata(SCOPE_KEY, scope);
  * neither this nor `RequireScope` needs the `admin` scope (and the route-inventory test fails on it).
  */
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+export { scopeText } from './authorize-request.js';
 
 export type Access = { readonly public: true } | { readonly public: false; readonly scope: Scope | undefined };
 
@@ -33,13 +35,6 @@ export function accessOf(reflector: Reflector, handler: Function, controller: Fu
   }
   return { public: false, scope: undefined };
 }
-
-/** The scopes that satisfy `scope`, each named once: `admin` implies the others. */
-export function scopeText(scope: Scope): string {
-  return scope === 'admin' ? 'the "admin" scope' : `the "${scope}" scope (or "admin")`;
-}
-
-const CHALLENGE = 'Bearer realm="chronicle"';
 
 export interface AuthenticatedRequest extends FastifyRequest {
   apiKey?: ApiKey;
@@ -59,34 +54,9 @@ export class ApiKeyGuard implements CanActivate {
     // Closed by default: a route that declares nothing is treated as admin-only, never as open.
     const scope: Scope = access.scope ?? 'admin';
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) {
-      throw new ProblemError(401, 'UNAUTHENTICATED', 'Send an API key as "Authorization: Bearer <key>".', undefined, {
-        'WWW-Authenticate': CHALLENGE,
-      });
-    }
-    const key = findKey(this.keys, match[1]);
-    if (!key) {
-      throw new ProblemError(401, 'UNAUTHENTICATED', 'The API key is not known.', undefined, {
-        'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"`,
-      });
-    }
-    if (!allows(key, scope)) {
-      throw new ProblemError(403, 'FORBIDDEN', `This route needs ${scopeText(scope)}.`);
-    }
-    const limit = this.limiter.limitOf(key.rateLimitPerMinute);
-    const wait = this.limiter.take(key.key, limit);
-    if (wait > 0) {
-      throw new ProblemError(
-        429,
-        'RATE_LIMITED',
-        `Too many requests for this API key (limit ${limit} per minute); retry in ${wait} s.`,
-        undefined,
-        { 'Retry-After': String(wait) },
-      );
-    }
-    request.apiKey = key;
+    // The onRequest hook (authentication.hook.ts) decided already, before the body was read.
+    if (request.apiKey && allows(request.apiKey, scope)) return true;
+    request.apiKey = authorizeRequest(request.headers.authorization, scope, this.keys, this.limiter);
     return true;
   }
 }

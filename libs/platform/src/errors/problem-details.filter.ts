@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { type FieldProblem, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
 import { isClientDisconnect } from './client-disconnect.js';
+import { fastifyCodeOf, type FastifyErrorOptions, fromFastify, malformedJson } from './fastify-errors.js';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable.js';
 
 const pathText = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(body)');
 
@@ -15,44 +17,10 @@ export function zodProblems(error: ZodError): FieldProblem[] {
   );
 }
 
-export interface ProblemDetailsOptions {
-  /** The configured body limit, named in the 413 answer. */
-  readonly bodyLimitBytes: number;
+export interface ProblemDetailsOptions extends FastifyErrorOptions {
   readonly onClientDisconnect?: (error: unknown) => void;
   /** The methods the router has for a concrete path; a route-not-found with other methods there is a 405. */
   readonly allowedMethods?: (path: string) => readonly string[];
-}
-
-/** The code of a Fastify error, whether it arrives as it is or wrapped by Nest in an HttpException. */
-function fastifyCodeOf(error: unknown): string | undefined {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  return code?.startsWith('FST_') ? code : undefined;
-}
-
-const malformedJson = (reason: string) =>
-  problem(400, 'VALIDATION_FAILED', 'The request body is not valid JSON.', [{ path: '(body)', message: `malformed JSON: ${reason}` }]);
-
-function fromFastify(code: string, error: Error, options: ProblemDetailsOptions): ProblemDetails | undefined {
-  switch (code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return problem(
-        413,
-        'PAYLOAD_TOO_LARGE',
-        `The request body is larger than the limit of ${options.bodyLimitBytes} bytes (CHRONICLE_BODY_LIMIT_BYTES).`,
-      );
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      // Fastify's message says only "not valid JSON"; prototype-poisoning keys are refused the same way.
-      return malformedJson('not parseable, or it holds a __proto__ or constructor.prototype key');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return problem(400, 'VALIDATION_FAILED', 'The request body does not match its Content-Length.', [
-        { path: '(body)', message: 'length differs from Content-Length' },
-      ]);
-    default:
-      return undefined;
-  }
 }
 
 function toProblem(error: unknown, request: FastifyRequest, options: ProblemDetailsOptions): ProblemDetails {
@@ -61,7 +29,7 @@ function toProblem(error: unknown, request: FastifyRequest, options: ProblemDeta
     return problem(400, 'VALIDATION_FAILED', 'The request has invalid fields.', zodProblems(error));
   }
   const fastifyCode = fastifyCodeOf(error);
-  const fromBodyReading = fastifyCode ? fromFastify(fastifyCode, error as Error, options) : undefined;
+  const fromBodyReading = fastifyCode ? fromFastify(fastifyCode, options) : undefined;
   if (fromBodyReading) return fromBodyReading;
   const coded = error as { code?: unknown; message?: string; errors?: FieldProblem[] };
   // Data PostgreSQL cannot store (a NUL character, an unpaired surrogate): the request's fault, and nothing
@@ -85,13 +53,23 @@ function toProblem(error: unknown, request: FastifyRequest, options: ProblemDeta
     if (status === 400) {
       return problem(400, 'VALIDATION_FAILED', error.message, [{ path: '(request)', message: error.message }]);
     }
-    if (status === 413) return fromFastify('FST_ERR_CTP_BODY_TOO_LARGE', error, options)!;
-    if (status === 415) return fromFastify('FST_ERR_CTP_INVALID_MEDIA_TYPE', error, options)!;
+    if (status === 413) return fromFastify('FST_ERR_CTP_BODY_TOO_LARGE', options)!;
+    if (status === 415) return fromFastify('FST_ERR_CTP_INVALID_MEDIA_TYPE', options)!;
     const code = status === 404 ? 'ROUTE_NOT_FOUND' : `HTTP_${status}`;
     return problem(status, code, error.message);
   }
   return problem(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.');
 }
+
+/** PostgreSQL unreachable: the request stored nothing it was told of, and a retry after a moment is the remedy. */
+const databaseUnavailable = () =>
+  new ProblemError(
+    503,
+    'DATABASE_UNAVAILABLE',
+    `The database is unavailable, so the request was not acknowledged. Retry in ${DATABASE_RETRY_AFTER_SECONDS} s with the same natural keys (a write that reached the database answers as a duplicate).`,
+    undefined,
+    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
 
 /** Every error leaves as application/problem+json. A client that went away is not a server error. */
 @Catch()
@@ -118,19 +96,24 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return;
     }
     const allow = this.methodsElsewhere(error, request);
+    const unavailable = !(error instanceof ProblemError) && isDatabaseUnavailable(error);
+    const answered = unavailable ? databaseUnavailable() : error;
     const body = allow
       ? problem(405, 'METHOD_NOT_ALLOWED', `${request.method} is not a method of this path; it has ${allow}.`)
-      : toProblem(error, request, this.options);
-    if (body.status >= 500) {
+      : toProblem(answered, request, this.options);
+    const route = `${request.method} ${request.routeOptions?.url ?? request.url}`;
+    if (unavailable) {
+      this.logger.warn(`${route} answered 503, the database is unavailable (request ${request.id}): ${(error as Error).message}`);
+    } else if (body.status >= 500) {
       const detail = error instanceof Error ? error.stack ?? error.message : String(error);
-      this.logger.error(`${request.method} ${request.routeOptions?.url ?? request.url} failed (request ${request.id}): ${detail}`);
+      this.logger.error(`${route} failed (request ${request.id}): ${detail}`);
     }
     // A stream that already sent its head (SSE) can only be ended.
     if (reply.sent || reply.raw.headersSent) {
       if (!reply.raw.writableEnded) reply.raw.end();
       return;
     }
-    if (error instanceof ProblemError && error.headers) reply.headers(error.headers);
+    if (answered instanceof ProblemError && answered.headers) reply.headers(answered.headers);
     if (allow) reply.header('Allow', allow);
     reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }

@@ -56,6 +56,7 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   NOT_READY: 503,
+  DATABASE_UNAVAILABLE: 503,
 };
 
 const TITLES: Readonly<Record<number, string>> = {
