@@ -19,7 +19,7 @@ const swc = [
 const requiredEsm = ['content-disposition'];
 const swcToCommonJs = ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
 
-const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform'];
+const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform', 'hermes-import'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
   '^#migrations$': '<rootDir>/migrations/index.ts',

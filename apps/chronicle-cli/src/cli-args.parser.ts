@@ -1,8 +1,8 @@
 import { ID_PATTERN } from '#domain';
 import { CliError, EXIT } from './cli-io.js';
 
-export type CommandName = 'replay' | 'export' | 'import' | 'audit' | 'rebuild';
-export const COMMANDS: readonly CommandName[] = ['replay', 'export', 'import', 'audit', 'rebuild'];
+export type CommandName = 'replay' | 'export' | 'import' | 'import-hermes' | 'audit' | 'rebuild';
+export const COMMANDS: readonly CommandName[] = ['replay', 'export', 'import', 'import-hermes', 'audit', 'rebuild'];
 
 interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -17,6 +17,10 @@ const SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   replay: { positionals: ['ID'], options: { at: { type: 'string' }, view: { type: 'string' }, json: { type: 'boolean' } } },
   export: { positionals: [], options: { session: { type: 'string' } } },
   import: { positionals: ['FILE'], options: {} },
+  'import-hermes': {
+    positionals: [],
+    options: { sessions: { type: 'string' }, 'state-db': { type: 'string' }, journals: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+  },
   audit: { positionals: [], options: { session: { type: 'string' }, json: { type: 'boolean' } } },
   rebuild: { positionals: ['NAME'], options: {} },
 };
@@ -26,6 +30,14 @@ export type ParsedArgs =
   | { readonly kind: 'replay'; readonly sessionId: string; readonly at?: number; readonly view: 'display' | 'context'; readonly json: boolean }
   | { readonly kind: 'export'; readonly sessionId?: string }
   | { readonly kind: 'import'; readonly file: string }
+  | {
+      readonly kind: 'import-hermes';
+      readonly sessions: string;
+      readonly stateDb?: string;
+      readonly journals?: string;
+      readonly dryRun: boolean;
+      readonly json: boolean;
+    }
   | { readonly kind: 'audit'; readonly sessionId?: string; readonly json: boolean }
   | { readonly kind: 'rebuild'; readonly name: string };
 
@@ -108,6 +120,12 @@ function build(command: CommandName, positionals: string[], options: Record<stri
       return session === undefined ? { kind: command } : { kind: command, sessionId: session };
     case 'import':
       return { kind: command, file: positionals[0] };
+    case 'import-hermes': {
+      const sessions = str('sessions');
+      if (sessions === undefined) throw usage('missing --sessions DIR', command);
+      const paths = { ...(str('state-db') === undefined ? {} : { stateDb: str('state-db') }), ...(str('journals') === undefined ? {} : { journals: str('journals') }) };
+      return { kind: command, sessions, ...paths, dryRun: options['dry-run'] === true, json: options.json === true };
+    }
     case 'audit':
       return session === undefined ? { kind: command, json: options.json === true } : { kind: command, sessionId: session, json: options.json === true };
     case 'rebuild':

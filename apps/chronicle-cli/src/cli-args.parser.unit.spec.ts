@@ -29,6 +29,19 @@ describe('parseArgs', () => {
     expect(parseArgs(['audit'])).toEqual({ kind: 'audit', json: false });
     expect(parseArgs(['audit', '--session=a:b', '--json'])).toEqual({ kind: 'audit', sessionId: 'a:b', json: true });
     expect(parseArgs(['rebuild', 'session_index'])).toEqual({ kind: 'rebuild', name: 'session_index' });
+    expect(parseArgs(['import-hermes', '--sessions', 'dir'])).toEqual({ kind: 'import-hermes', sessions: 'dir', dryRun: false, json: false });
+    expect(parseArgs(['import-hermes', '--sessions=d', '--state-db', 's.db', '--journals', 'j', '--dry-run', '--json'])).toEqual({
+      kind: 'import-hermes',
+      sessions: 'd',
+      stateDb: 's.db',
+      journals: 'j',
+      dryRun: true,
+      json: true,
+    });
+  });
+
+  it('needs --sessions for import-hermes', () => {
+    expect(usageError(['import-hermes', '--state-db', 's.db'])).toBe("missing --sessions DIR\nRun 'chronicle import-hermes --help' for usage.");
   });
 
   it('answers help for --help, -h and help, globally or per command', () => {
@@ -42,7 +55,7 @@ describe('parseArgs', () => {
   it('rejects bad usage with exit 2 and a message naming the problem and the help to read', () => {
     expect(usageError([])).toContain('missing command');
     expect(usageError(['replay'])).toBe("missing ID\nRun 'chronicle replay --help' for usage.");
-    expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, audit, rebuild)");
+    expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, import-hermes, audit, rebuild)");
     expect(usageError(['replay', 'demo', '--at', '0'])).toContain("--at must be a positive integer, got '0'");
     expect(usageError(['replay', 'demo', '--at', '1.5'])).toContain('--at must be a positive integer');
     expect(usageError(['replay', 'demo', '--at'])).toContain("option '--at' needs a value");

@@ -29,6 +29,22 @@ events: a broken chain or a conflict refuses the whole file (exit 1, naming stre
 anything is written. Then appends only what is missing, so importing twice adds nothing and the stored
 hashes equal the file's. The session index is brought up to date afterwards.
 Not carried by the file: idempotency keys and recordedAt (the import time is recorded).`,
+  'import-hermes': `Usage: chronicle import-hermes --sessions DIR [--state-db PATH] [--journals DIR] [--dry-run] [--json]
+
+Imports a hermes-webui install: each sidecar DIR/<sessionId>.json (names starting with _ are skipped) becomes
+SessionStarted, MessagesRecorded, TranscriptTruncated, UserMessageSubmitted (its pending turn) and, for a
+compression parent, SessionCompressed; the agent's state.db messages become StateRowsObserved (rowId = id,
+active = 0 rows inactive); run journals <sessionId>/<runId>.jsonl become JournalEventRecorded. One append per
+session through the service's write path: a session is imported whole or not at all. Re-running appends
+only what is new. Bad input (an unreadable file, a state.db that is not SQLite, a refused session id, a
+malformed journal line) is reported with its reason and never stops the rest.
+
+  --sessions DIR   the sidecar folder (hermes' SESSION_DIR)
+  --state-db PATH  the agent's state.db (default: none)
+  --journals DIR   the run journals (default: DIR/_run_journal when it exists)
+  --dry-run        decide everything, write nothing, print the same report
+  --json           the report as JSON (what POST /v1/import/hermes answers)
+Exit 1 when a session was refused.`,
   audit: `Usage: chronicle audit [--session ID] [--json]
 
 Verifies the hash chain of each session's events, then rebuilds its views from the events with the pure
@@ -49,6 +65,8 @@ Commands:
   replay ID [--at VERSION] [--view display|context] [--json]   print a session's transcript as of a version
   export [--session ID] > FILE.ndjson                          write events with their versions and hashes
   import FILE.ndjson                                           verify the hash chains, then append what is missing
+  import-hermes --sessions DIR [--state-db PATH] [--journals DIR] [--dry-run] [--json]
+                                                               turn hermes-webui files into events
   audit [--session ID] [--json]                                compare stored views with a replay of the events
   rebuild NAME                                                 blue/green rebuild of a read model
 

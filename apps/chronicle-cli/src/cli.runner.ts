@@ -5,6 +5,7 @@ import { CliError, EXIT, type CliIo, write } from './cli-io.js';
 import { type CliDatabase, openDatabase } from './database.connector.js';
 import { exportCommand } from './export.command.js';
 import { importCommand } from './import.command.js';
+import { importHermesCommand } from './import-hermes.command.js';
 import { rebuildCommand } from './rebuild.command.js';
 import { replayCommand } from './replay.command.js';
 
@@ -23,6 +24,8 @@ async function dispatch(db: CliDatabase, io: CliIo, args: DatabaseArgs): Promise
       return exportCommand(db, io, args);
     case 'import':
       return importCommand(db, io, args);
+    case 'import-hermes':
+      return importHermesCommand(db, io, args);
     case 'audit':
       return auditCommand(db, io, args);
     case 'rebuild':

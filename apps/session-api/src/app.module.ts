@@ -17,6 +17,7 @@ import { CONFIG } from './app.constants.js';
 import { AuditModule } from './audit/audit.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
+import { ImportModule } from './import/import.module.js';
 import { MetricsController } from './metrics/metrics.controller.js';
 import { RecoveryModule } from './recovery/recovery.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
@@ -82,6 +83,7 @@ export class AppModule {
         SessionsModule,
         RecoveryModule,
         AuditModule,
+        ImportModule,
       ],
       controllers: [HealthController, MetricsController],
     };

@@ -11,6 +11,7 @@ import {
   submissionBody,
   truncateBody,
 } from '../sessions/ingestion.schemas.js';
+import { importHermesBody } from '../import/import-hermes.schemas.js';
 import { hostStartedBody, leaseBody, streamBody, sweepBody } from '../recovery/recovery.schemas.js';
 import { sessionListQuery } from '../sessions/session-list.js';
 import { eventsQuery, startSessionBody } from '../sessions/sessions.controller.js';
@@ -29,6 +30,16 @@ const writeResult = {
     version: { type: 'integer' },
     appended: { type: 'integer' },
     duplicate: { type: 'boolean' },
+  },
+};
+const importReport = {
+  type: 'object',
+  required: ['dryRun', 'sessions', 'events', 'skipped'],
+  properties: {
+    dryRun: { type: 'boolean' },
+    sessions: { type: 'object', properties: { read: { type: 'integer' }, imported: { type: 'integer' }, unchanged: { type: 'integer' }, refused: { type: 'integer' } } },
+    events: { type: 'object', properties: { total: { type: 'integer' }, byType: { type: 'object', additionalProperties: { type: 'integer' } } } },
+    skipped: { type: 'array', items: { type: 'object', properties: { item: { type: 'string' }, reason: { type: 'string' } } } },
   },
 };
 const problem = { $ref: '#/components/schemas/Problem' };
@@ -100,6 +111,14 @@ const ROUTES: Record<string, Record<string, Route>> = {
   },
   '/v1/recovery/sweep': { post: { summary: 'Run the recovery supervisor once; optional now (later than the clock)', scope: 'admin', body: sweepBody.unwrap() } },
   '/v1/audit': { post: { summary: 'Audit every session: { sessions, mismatches, eventsReplayed, seconds }', scope: 'admin' } },
+  '/v1/import/hermes': {
+    post: {
+      summary: 'Import uploaded hermes-webui files (sidecars, state.db in base64, run journals): the report of chronicle import-hermes --json',
+      scope: 'admin',
+      body: importHermesBody,
+      ok: importReport,
+    },
+  },
   '/v1/projections/{name}/rebuild': { post: { summary: 'Blue/green rebuild of a read model (session_index, session_snapshots) from the log', scope: 'admin' } },
 };
 

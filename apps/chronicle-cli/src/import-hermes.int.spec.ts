@@ -1,0 +1,146 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PostgresEventStore } from '#event-store';
+import { SessionViews, SnapshotStore } from '#read-models';
+import { LivenessRegistry, RecoverySupervisor } from '#recovery';
+import { SessionWriter } from '#session-commands';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
+import { T, WORKSPACE, writeHermesScenarios } from '../../../test/support/hermes-scenarios.fixture.js';
+import { runIn } from './cli-test.fixture.js';
+
+const layout = writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-webui-')));
+const args = ['import-hermes', '--sessions', layout.sessions, '--state-db', layout.stateDb];
+let db: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url, max: 4 });
+});
+afterAll(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+const eventCount = async (url = db.url): Promise<number> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT count(*)::int AS n FROM events')).rows[0].n;
+  } finally {
+    await client.end();
+  }
+};
+const transcript = async (sessionId: string) => JSON.parse((await runIn(db.url, ['replay', sessionId, '--json'])).stdout);
+const texts = (messages: { role: string; content: string }[]) => messages.map((m) => `${m.role}: ${m.content}`);
+
+const EXPECTED_REPORT = {
+  dryRun: false,
+  sessions: { read: 8, imported: 6, unchanged: 0, refused: 2 },
+  events: {
+    total: 27,
+    byType: { JournalEventRecorded: 7, MessagesRecorded: 7, SessionCompressed: 1, SessionStarted: 6, StateRowsObserved: 4, TranscriptTruncated: 1, UserMessageSubmitted: 1 },
+  },
+  skipped: [
+    { item: `${layout.stateDb} session hx-cli-only`, reason: '1 row(s) without a sidecar file; not imported' },
+    { item: 'bad id.json', reason: 'session id "bad id" is refused by the contract ([A-Za-z0-9_.:-]{1,128}); session not imported' },
+    { item: 'broken.json', reason: expect.stringMatching(/^not JSON \(.+\); session not imported$/) },
+    { item: 'ghost/run-ghost.jsonl', reason: 'no sidecar file for its session; journal not imported' },
+    { item: 'hx-crash/run-crash.jsonl line 6', reason: 'malformed line: not JSON' },
+  ],
+};
+
+describe('chronicle import-hermes on a hermes-webui install', () => {
+  it('with --dry-run stores nothing and reports what a real run appends', async () => {
+    const dry = await runIn(db.url, [...args, '--dry-run', '--json']);
+    expect(JSON.parse(dry.stdout)).toEqual({ ...EXPECTED_REPORT, dryRun: true });
+    expect(await eventCount()).toBe(0);
+  });
+
+  it('imports every readable session whole, and names each bad input with its reason (exit 1 for the refused sessions)', async () => {
+    const run = await runIn(db.url, [...args, '--json']);
+    expect(JSON.parse(run.stdout)).toEqual(EXPECTED_REPORT);
+    expect(run.code).toBe(1);
+    expect(await eventCount()).toBe(27);
+    expect(run.stderr).toMatch(/import-hermes: 6 sessions in/);
+  });
+
+  it('shows a finished turn once although the agent store re-stamped it with the workspace prefix', async () => {
+    const plain = await transcript('hx-plain');
+    expect(plain.messages).toHaveLength(4);
+    expect(plain.messages[1]).toMatchObject({ role: 'assistant', toolCalls: [{ id: 'call_1' }], timestamp: T + 2 });
+    expect(plain.messages[2]).toMatchObject({ role: 'tool', toolCallId: 'call_1', toolName: 'list_files' });
+    expect(plain.messages[3]).toEqual({ role: 'assistant', content: 'Run chronicle import-hermes.', timestamp: T + 5, meta: { turnDuration: 5.1, usedModel: 'claude-sonnet' } });
+  });
+
+  it('appends the agent-only newer turn verbatim and never shows inactive rows', async () => {
+    const workspace = await transcript('hx-workspace');
+    expect(texts(workspace.messages)).toEqual([
+      'user: Why does the build fail?',
+      'assistant: The lockfile is stale.',
+      `user: ${WORKSPACE}And how do I fix it?`,
+      'assistant: Run npm install and commit the lockfile.',
+    ]);
+    expect(workspace.messages[2].timestamp).toBe(T + 400.125);
+  });
+
+  it('keeps an edited-away turn out through the imported watermark and boundary', async () => {
+    expect(texts((await transcript('hx-edited')).messages)).toEqual(['user: Name a colour.', 'assistant: Blue.', 'user: Name a fruit instead.', 'assistant: A pear.']);
+  });
+
+  it('archives a compression parent for its child', async () => {
+    const rows = (await pool.query(`SELECT stream_id, data FROM events WHERE type IN ('SessionCompressed', 'SessionStarted') AND stream_id IN ('session-hx-parent', 'session-hx-child') ORDER BY stream_id`)).rows;
+    expect(rows).toEqual([
+      { stream_id: 'session-hx-child', data: { sessionId: 'hx-child', title: 'History', parentSessionId: 'hx-parent', createdAt: T + 600 } },
+      { stream_id: 'session-hx-parent', data: { sessionId: 'hx-parent', title: 'History', parentSessionId: null, createdAt: T + 500 } },
+      { stream_id: 'session-hx-parent', data: { childSessionId: 'hx-child', at: T + 600 } },
+    ]);
+  });
+
+  it('recovers the crashed turn from its journal once the supervisor decides it: recovered rows, the tool card, the marker', async () => {
+    const store = new PostgresEventStore(pool);
+    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
+    const supervisor = new RecoverySupervisor(pool, new LivenessRegistry(pool), views, new SessionWriter(store, views));
+    expect(await supervisor.sweep()).toMatchObject({ interrupted: 1 });
+    const crash = await transcript('hx-crash');
+    expect(texts(crash.messages)).toEqual([
+      'user: Hi',
+      'assistant: Hello! What shall we look at?',
+      "user: Summarise yesterday's error logs",
+      'assistant: Reading errors.log.',
+      'assistant: Two timeouts and one disk-full error.',
+      'assistant: **Response interrupted.**\n\nThe live response stream stopped before this turn finished. Evidence: the stream was gone and ' +
+        'worker bookkeeping no longer had an active run for it. This usually means the worker state was lost or cleaned up without a ' +
+        'terminal event. The partial output above was recovered from the run journal, but the interrupted agent process could not continue.',
+    ]);
+    expect(crash.messages[2]).toMatchObject({ recovered: true, attachments: ['errors.log'], timestamp: T + 200 });
+    expect(crash.messages[5]).toMatchObject({ type: 'interrupted', error: true, interruptionCause: 'lost_worker_bookkeeping' });
+    expect(crash.toolCards).toEqual([
+      { name: 'read_file', preview: 'errors.log (212 lines)', args: { path: '/var/log/errors.log' }, done: true, isError: false, duration: 0.4, assistantMessageIndex: 3, recoveredFromRunJournal: true, recoveredRunId: 'run-crash' },
+    ]);
+  });
+
+  it('appends nothing when run again, also after the recovery decision', async () => {
+    const before = await eventCount();
+    const again = JSON.parse((await runIn(db.url, [...args, '--json'])).stdout);
+    expect(again.sessions).toEqual({ read: 8, imported: 0, unchanged: 6, refused: 2 });
+    expect(again.events).toEqual({ total: 0, byType: {} });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('reports a state.db that is not SQLite and still imports the sidecars', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const bogus = join(layout.root, 'not-sqlite.db');
+      writeFileSync(bogus, 'SQLite format? no: this is a text file pretending to be a database.');
+      const report = JSON.parse((await runIn(fresh.url, ['import-hermes', '--sessions', layout.sessions, '--state-db', bogus, '--json'])).stdout);
+      expect(report.skipped).toContainEqual({ item: bogus, reason: expect.stringMatching(/^not an SQLite database \(.+\); no agent-store rows imported$/) });
+      expect(report.sessions).toMatchObject({ imported: 6 });
+      expect(report.events.byType.StateRowsObserved).toBeUndefined();
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
