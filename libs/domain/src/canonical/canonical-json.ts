@@ -5,8 +5,9 @@
  * ±Infinity, bigint, functions, symbols, a top-level or array `undefined`, a cycle) are refused rather than
  * coerced, so two different values never share a hash.
  *
- * It walks with an explicit stack, never recursing: any nesting depth the heap holds is written (10,000 levels
- * used to throw RangeError: Maximum call stack size exceeded), and the edge bounds what is stored anyway.
+ * Values nested deeper than 256 levels are walked with an explicit stack, never recursing: any nesting depth the
+ * heap holds is written (10,000 levels used to throw RangeError: Maximum call stack size exceeded), and the edge
+ * bounds what is stored anyway. Shallower ones (all real ones) take a recursive walk that builds no paths.
  */
 export class CanonicalJsonError extends Error {
   override readonly name = 'CanonicalJsonError';
@@ -23,7 +24,66 @@ interface Frame {
   readonly segment: string;
 }
 
+/** Past this depth the fast walk hands over to the careful one (which has no depth limit). */
+const FAST_DEPTH = 256;
+
 export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  // The common case, recursively and without paths; anything unusual (too deep, a value JSON cannot carry,
+  // a cycle, which ends as too deep) is walked again by the careful walk, which explains a refusal.
+  if (writeFast(value, out, 0)) return out.join('');
+  return canonicalJsonCareful(value);
+}
+
+function writeFast(value: unknown, out: string[], depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      out.push(JSON.stringify(value));
+      return true;
+    case 'number':
+      if (!Number.isFinite(value)) return false;
+      out.push(Object.is(value, -0) ? '0' : JSON.stringify(value));
+      return true;
+    case 'boolean':
+      out.push(value ? 'true' : 'false');
+      return true;
+    case 'object': {
+      if (value === null) {
+        out.push('null');
+        return true;
+      }
+      if (depth >= FAST_DEPTH) return false;
+      if (Array.isArray(value)) {
+        out.push('[');
+        for (let i = 0; i < value.length; i += 1) {
+          if (i > 0) out.push(',');
+          if (!writeFast(value[i], out, depth + 1)) return false;
+        }
+        out.push(']');
+        return true;
+      }
+      const object = value as Record<string, unknown>;
+      const keys = Object.keys(object).sort();
+      out.push('{');
+      let first = true;
+      for (const key of keys) {
+        const item = object[key];
+        if (item === undefined) continue;
+        if (!first) out.push(',');
+        first = false;
+        out.push(JSON.stringify(key), ':');
+        if (!writeFast(item, out, depth + 1)) return false;
+      }
+      out.push('}');
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** The careful walk: an explicit stack (any depth), cycle detection, and the path of what it refuses. */
+function canonicalJsonCareful(value: unknown): string {
   const out: string[] = [];
   const stack: Frame[] = [];
   const open = new Set<object>();
