@@ -8,6 +8,8 @@ import { freePort, startBenchCluster, type BenchCluster } from './bench-postgres
 import { journalRequest, prepareJournalClients, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBench } from './fold.bench.js';
+import { runImportBench } from './import.bench.js';
+import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
@@ -322,6 +324,9 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≥ 1,000,000 events/s', pass: atLeast(1_000_000) },
     },
     { figure: 'Merge 10k+10k', unit: 'ms', runs: runsOf('merge.ms'), target: { text: '≤ 15 ms', pass: (v) => v <= 15 } },
+    { figure: 'import-hermes, 500 sessions (8 rows, state.db, 40-event journal each)', unit: 'sessions/s', runs: runsOf('import.sessionsPerSecond') },
+    { figure: 'import-hermes, events appended', unit: 'events/s', runs: runsOf('import.eventsPerSecond') },
+    { figure: 'import-hermes re-run (appends nothing)', unit: 's', runs: runsOf('import.rerunSeconds') },
     { figure: 'Display view after a token, 100-msg session', unit: 'ms', runs: runsOf('view.shortMs') },
     {
       figure: 'Display view after a token, 10,000-msg session',
@@ -510,6 +515,18 @@ async function main(): Promise<void> {
       record('append.p50Ratio', round, result.p50Ratio);
       record('append.shortP50Ms', round, result.shortP50Ms);
       progress(`  append: p50 ${result.shortP50Ms.toFixed(2)} ms vs ${result.longP50Ms.toFixed(2)} ms, ratio ${result.p50Ratio.toFixed(2)}`);
+    });
+  }
+  for (let round = 0; round < RUNS; round += 1) {
+    await step(`import round ${round + 1}`, async () => {
+      progress(`import-hermes bench ${round + 1}/${RUNS} (500 sessions)`);
+      const url = await cluster!.createDatabase(`bench_import_${round}`);
+      await runMigrations(url);
+      const result = await runImportBench(url, 500);
+      record('import.sessionsPerSecond', round, result.sessionsPerSecond);
+      record('import.eventsPerSecond', round, result.eventsPerSecond);
+      record('import.rerunSeconds', round, result.rerunSeconds);
+      progress(`  import: ${result.sessionsPerSecond.toFixed(0)} sessions/s, ${result.eventsPerSecond.toFixed(0)} events/s, re-run ${result.rerunSeconds.toFixed(2)} s`);
     });
   }
   for (let round = 0; round < RUNS; round += 1) {
