@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { type FieldProblem, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
+import { type FieldProblem, isErrorCode, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
 import { isClientDisconnect } from './client-disconnect.js';
 import { fastifyCodeOf, type FastifyErrorOptions, fromFastify, malformedJson } from './fastify-errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable.js';
@@ -39,7 +39,7 @@ function toProblem(error: unknown, request: FastifyRequest, options: ProblemDeta
       { path: '(body)', message: 'contains a NUL character or an unpaired surrogate' },
     ]);
   }
-  if (typeof coded?.code === 'string' && STATUS_BY_CODE[coded.code]) {
+  if (isErrorCode(coded?.code)) {
     let status = STATUS_BY_CODE[coded.code];
     if (coded.code === 'STREAM_VERSION_CONFLICT' && request.headers['if-match']) status = 412;
     const errors = Array.isArray(coded.errors) ? coded.errors : undefined;

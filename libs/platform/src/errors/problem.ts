@@ -17,7 +17,7 @@ export interface ProblemDetails {
 export class ProblemError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     detail: string,
     readonly errors?: readonly FieldProblem[],
     readonly headers?: Readonly<Record<string, string>>,
@@ -28,7 +28,8 @@ export class ProblemError extends Error {
 }
 
 /** Domain and store error codes → HTTP status, in one place. */
-export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+/** Every error code a problem answer carries, with its status: the one table (no code here that nothing throws). */
+export const STATUS_BY_CODE = {
   VALIDATION_FAILED: 400,
   VALIDATION: 400,
   UNAUTHENTICATED: 401,
@@ -42,7 +43,6 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   SESSION_ALREADY_EXISTS: 409,
   TURN_ALREADY_DECIDED: 409,
   TURN_NOT_PENDING: 409,
-  TURN_ALREADY_PENDING: 409,
   TURN_IN_PROGRESS: 409,
   MARKER_NOT_PENDING: 409,
   KEEP_COUNT_OUT_OF_RANGE: 422,
@@ -52,12 +52,14 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  DOMAIN_RULE_VIOLATED: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
-  NOT_READY: 503,
   DATABASE_UNAVAILABLE: 503,
-};
+} as const satisfies Readonly<Record<string, number>>;
+
+export type ErrorCode = keyof typeof STATUS_BY_CODE;
+
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(STATUS_BY_CODE, code);
 
 const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
