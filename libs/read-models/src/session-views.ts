@@ -4,6 +4,8 @@ import {
   render,
   renderNext,
   renderTranscript,
+  type StreamingOutput,
+  streamingOutputOf,
   type RenderedTranscript,
   type SessionEvent,
   type SessionState,
@@ -76,6 +78,7 @@ export class SessionViews {
   private readonly transcripts: LruCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
+  private readonly streamingOutputs = new LruCache<string, StreamingOutput | null>(256);
   /** The last transcript hashed per (session, view). */
   private readonly latestTranscripts: LruCache<string, RenderedTranscript>;
   private readonly snapshotting = new Set<string>();
@@ -210,6 +213,19 @@ export class SessionViews {
     return { ...current, ...delta };
   }
 
+  /**
+   * The pending turn's streaming output at a version (`streamingOutputOf`), computed once per (session,
+   * version) however many watchers ask: it reads the whole journal of the turn.
+   */
+  streaming(sessionId: string, version: number, state: SessionState): StreamingOutput | null {
+    const key = `${sessionId}@${version}`;
+    const cached = this.streamingOutputs.get(key);
+    if (cached !== undefined) return cached;
+    const output = streamingOutputOf(state);
+    this.streamingOutputs.set(key, output);
+    return output;
+  }
+
   /** The writer hands over the state it appended, so the next read or write folds nothing. */
   remember(sessionId: string, version: number, state: SessionState): void {
     const streamId = toSessionStreamId(sessionId);
@@ -266,5 +282,6 @@ export class SessionViews {
     this.pastViews.clear();
     this.transcripts.clear();
     this.latestTranscripts.clear();
+    this.streamingOutputs.clear();
   }
 }

@@ -3,7 +3,6 @@ import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { streamingOutputOf } from '#domain';
 import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { checkId } from '../sessions/session-id.js';
@@ -86,7 +85,7 @@ export class LiveController {
       if (closed || delta.version <= sent) return;
       sent = delta.version;
       const { version: current, transcript, from, messages, view, state } = delta;
-      const patch = { version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: streamingOutputOf(state) };
+      const patch = { version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
       write(`id: ${current}\nevent: patch\ndata: ${JSON.stringify(patch)}\n\n`);
     };
     const enqueue = (version: number) => {

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import pg from 'pg';
 import { z } from 'zod';
-import { runOf, streamingOutputOf, summarizeJournal } from '#domain';
+import { runOf, summarizeJournal } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import { chooseCoding, EncodedAnswers, listSessions, SessionViews, transcriptAnswerJson } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
@@ -77,7 +77,7 @@ export class SessionQueriesController {
       reply.status(304);
       return undefined;
     }
-    const tail = streaming ? { streaming: streamingOutputOf(state) } : {};
+    const tail = streaming ? { streaming: this.views.streaming(sessionId, version, state) } : {};
     // Serialised once per representation and compressed once per coding, whoever asks; the rows of a
     // transcript that several versions share are serialised once for all of them.
     const key = `${sessionId}@${version}/${query.view}${variant}`;
