@@ -1,11 +1,11 @@
-import { Controller, Get, Headers, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
-import { checkId } from '../sessions/session-id.js';
+import { IdParam } from '../sessions/session-id.js';
 import { sessionNotFound } from '../sessions/session-not-found.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
@@ -38,12 +38,11 @@ export class LiveController {
   @RequireScope('read')
   @ApiProduces('text/event-stream')
   async live(
-    @Param('id') id: string,
+    @IdParam('id') sessionId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Query(new ZodValidationPipe(liveQuery, 'query')) query: z.infer<typeof liveQuery>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const sessionId = checkId(id, 'id');
     const first = await this.views.view(sessionId);
     if (!first.exists) throw sessionNotFound(sessionId);
 

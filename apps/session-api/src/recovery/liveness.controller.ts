@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Inject, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { RequireScope, ZodValidationPipe } from '#platform';
 import { type LeasePhase, LivenessRegistry } from '#recovery';
-import { checkId } from '../sessions/session-id.js';
+import { IdParam } from '../sessions/session-id.js';
 import { CLOCK, type Clock } from './recovery.constants.js';
 import { hostStartedBody, leaseBody, streamBody, streamCloseBody } from './recovery.schemas.js';
 
@@ -20,14 +20,14 @@ export class LivenessController {
 
   @Post('hosts/:hostId/started')
   @HttpCode(200)
-  hostStarted(@Param('hostId') hostId: string, @Body(new ZodValidationPipe(hostStartedBody)) body: z.infer<typeof hostStartedBody>) {
-    return this.registry.hostStarted(checkId(hostId, 'hostId'), body.startedAt);
+  hostStarted(@IdParam('hostId') hostId: string, @Body(new ZodValidationPipe(hostStartedBody)) body: z.infer<typeof hostStartedBody>) {
+    return this.registry.hostStarted(hostId, body.startedAt);
   }
 
   @Put('runs/:runId/lease')
-  putLease(@Param('runId') runId: string, @Body(new ZodValidationPipe(leaseBody)) body: z.infer<typeof leaseBody>) {
+  putLease(@IdParam('runId') runId: string, @Body(new ZodValidationPipe(leaseBody)) body: z.infer<typeof leaseBody>) {
     return this.registry.putLease({
-      runId: checkId(runId, 'runId'),
+      runId: runId,
       sessionId: body.sessionId,
       hostId: body.hostId,
       ttlSeconds: body.ttlSeconds,
@@ -37,22 +37,22 @@ export class LivenessController {
   }
 
   @Delete('runs/:runId/lease')
-  async deleteLease(@Param('runId') runId: string) {
-    const released = await this.registry.deleteLease(checkId(runId, 'runId'), this.clock());
+  async deleteLease(@IdParam('runId') runId: string) {
+    const released = await this.registry.deleteLease(runId, this.clock());
     return { runId, released };
   }
 
   @Put('runs/:runId/stream')
-  openStream(@Param('runId') runId: string, @Body(new ZodValidationPipe(streamBody)) body: z.infer<typeof streamBody>) {
-    return this.registry.openStream(checkId(runId, 'runId'), body.sessionId, this.clock());
+  openStream(@IdParam('runId') runId: string, @Body(new ZodValidationPipe(streamBody)) body: z.infer<typeof streamBody>) {
+    return this.registry.openStream(runId, body.sessionId, this.clock());
   }
 
   @Delete('runs/:runId/stream')
   async closeStream(
-    @Param('runId') runId: string,
+    @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(streamCloseBody)) _body: z.infer<typeof streamCloseBody>,
   ) {
-    const closed = await this.registry.closeStream(checkId(runId, 'runId'));
+    const closed = await this.registry.closeStream(runId);
     return { runId, closed };
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -19,7 +19,7 @@ import {
 } from './ingestion.schemas.js';
 import { expectedVersionOf } from './preconditions.js';
 import { requestIdOf } from './request-id.js';
-import { checkId } from './session-id.js';
+import { IdParam, checkId } from './session-id.js';
 import type { WriteResult } from '#session-commands';
 
 
@@ -51,7 +51,7 @@ export class IngestionController {
     precondition: { body?: number; ifMatch?: string; idempotencyKey?: string } = {},
   ): Promise<WriteResult> {
     return this.commands.execute(
-      new ExecuteSessionCommand(checkId(id, 'id'), command, {
+      new ExecuteSessionCommand(id, command, {
         expectedVersion: expectedVersionOf(precondition.body, precondition.ifMatch),
         idempotencyKey: idempotencyKeyOf(precondition.idempotencyKey),
         requestId: requestIdOf(request),
@@ -62,7 +62,7 @@ export class IngestionController {
   @Post('messages')
   @HttpCode(200)
   messages(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body(new ZodValidationPipe(messagesBody)) body: z.infer<typeof messagesBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -75,7 +75,7 @@ export class IngestionController {
   @Post('submissions')
   @HttpCode(200)
   submit(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body(new ZodValidationPipe(submissionBody)) body: z.infer<typeof submissionBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
@@ -89,33 +89,33 @@ export class IngestionController {
   @Post('runs/:runId/settle')
   @HttpCode(200)
   settle(
-    @Param('id') id: string,
-    @Param('runId') runId: string,
+    @IdParam('id') id: string,
+    @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(settleBody)) body: z.infer<typeof settleBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
+    const data = { runId: runId, ...withoutPrecondition(body) };
     return this.run(id, { type: 'SettleTurn', data }, request, { body: body.expectedVersion, ifMatch });
   }
 
   @Post('runs/:runId/journal')
   @HttpCode(200)
   journal(
-    @Param('id') id: string,
-    @Param('runId') runId: string,
+    @IdParam('id') id: string,
+    @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(journalBody)) body: z.infer<typeof journalBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    const data = { runId: checkId(runId, 'runId'), ...withoutPrecondition(body) };
+    const data = { runId: runId, ...withoutPrecondition(body) };
     return this.run(id, { type: 'RecordJournalEvents', data }, request, { body: body.expectedVersion, ifMatch });
   }
 
   @Post('state-rows')
   @HttpCode(200)
   stateRows(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body(new ZodValidationPipe(stateRowsBody)) body: z.infer<typeof stateRowsBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,
@@ -129,7 +129,7 @@ export class IngestionController {
   @Post('truncate')
   @HttpCode(200)
   truncate(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body(new ZodValidationPipe(truncateBody)) body: z.infer<typeof truncateBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
@@ -146,7 +146,7 @@ export class IngestionController {
   @Post('compress')
   @HttpCode(200)
   async compress(
-    @Param('id') id: string,
+    @IdParam('id') id: string,
     @Body(new ZodValidationPipe(compressBody)) body: z.infer<typeof compressBody>,
     @Headers('if-match') ifMatch: string | undefined,
     @Req() request: FastifyRequest,

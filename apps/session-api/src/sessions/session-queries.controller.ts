@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Inject, Param, Query as QueryParams, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Query as QueryParams, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import pg from 'pg';
@@ -7,7 +7,7 @@ import { runOf, summarizeJournal } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import { chooseCoding, EncodedAnswers, listSessions, SessionViews, transcriptAnswerJson } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
-import { checkId } from './session-id.js';
+import { IdParam } from './session-id.js';
 import { sessionListQuery, type SessionListQuery } from './session-list.js';
 import { toSessionSummary } from './session-summary.js';
 import { sessionNotFound } from './session-not-found.js';
@@ -39,28 +39,26 @@ export class SessionQueriesController {
     return listSessions(this.pool, query);
   }
 
-  private async found(id: string, at?: number) {
-    const sessionId = checkId(id, 'id');
+  private async found(sessionId: string, at?: number) {
     const result = await this.views.view(sessionId, at);
     if (!result.exists) throw sessionNotFound(sessionId);
     return { sessionId, ...result };
   }
 
   @Get(':id')
-  async summary(@Param('id') id: string) {
+  async summary(@IdParam('id') id: string) {
     const { sessionId, version, view } = await this.found(id);
     return toSessionSummary(sessionId, version, view);
   }
 
   @Get(':id/transcript')
   async transcript(
-    @Param('id') id: string,
+    @IdParam('id') sessionId: string,
     @QueryParams(new ZodValidationPipe(transcriptQuery, 'query')) query: z.infer<typeof transcriptQuery>,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Headers('accept-encoding') acceptEncoding: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const sessionId = checkId(id, 'id');
     const { since, streaming } = query;
     const read =
       since === undefined
@@ -94,15 +92,13 @@ export class SessionQueriesController {
   }
 
   @Get(':id/markers')
-  async markers(@Param('id') id: string) {
+  async markers(@IdParam('id') id: string) {
     const { view } = await this.found(id);
     return { items: view.markers };
   }
 
   @Get(':id/runs/:runId/journal')
-  async journal(@Param('id') id: string, @Param('runId') runIdParam: string) {
-    const sessionId = checkId(id, 'id');
-    const runId = checkId(runIdParam, 'runId');
+  async journal(@IdParam('id') sessionId: string, @IdParam('runId') runId: string) {
     const loaded = await this.views.load(sessionId);
     if (!loaded.exists) throw sessionNotFound(sessionId);
     // A run the session never heard of (no submission, journal or decision) is not there; a known run

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, Param, Post, Query as QueryParams, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query as QueryParams, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { epochSecondsSchema as epochSeconds, idSchema as id } from '#domain';
 import { RequireScope, ZodValidationPipe } from '#platform';
 import { requestIdOf } from './request-id.js';
-import { checkId } from './session-id.js';
+import { IdParam } from './session-id.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import type { WriteResult } from '#session-commands';
@@ -65,9 +65,9 @@ export class SessionsController {
   @Get(':id/events')
   @RequireScope('read')
   events(
-    @Param('id') sessionId: string,
+    @IdParam('id') sessionId: string,
     @QueryParams(new ZodValidationPipe(eventsQuery, 'query')) query: z.infer<typeof eventsQuery>,
   ): Promise<SessionEventsPage> {
-    return this.queries.execute(new GetSessionEvents(checkId(sessionId, 'id'), query.after, query.limit));
+    return this.queries.execute(new GetSessionEvents(sessionId, query.after, query.limit));
   }
 }
