@@ -1,2 +1,3 @@
 export * from './canonical-json.js';
 export * from './hash.js';
+export * from './comparison-json.js';

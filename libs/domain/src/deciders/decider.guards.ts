@@ -5,7 +5,7 @@ import type { RunRecord, SessionState } from '../projection/session.state.js';
 import { effectiveStateRows } from '../projection/state-rows.js';
 import { expandCommitted } from '../projection/transcript.expand.js';
 import { mergeWithSources } from '../projection/transcript.merge.js';
-import { DomainError } from './domain.error.js';
+import { DomainError } from '../errors/domain.error.js';
 
 /** Parses command data with its schema; every bad field is named in a VALIDATION error. */
 export function validated<Schema extends z.ZodType>(schema: Schema, data: unknown): z.output<Schema> {

@@ -1,3 +1,3 @@
-export * from './domain.error.js';
+export * from '../errors/domain.error.js';
 export * from './session.commands.js';
 export { decide } from './session.decider.js';

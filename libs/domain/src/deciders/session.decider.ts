@@ -3,7 +3,7 @@ import type { StateRow } from '../messages/message-row.js';
 import { journalHasSeq } from '../projection/journal-chunks.js';
 import { storedRunOf, type SessionState } from '../projection/session.state.js';
 import { findStateRow, storedStateRow } from '../projection/state-rows.js';
-import { DomainError } from './domain.error.js';
+import { DomainError } from '../errors/domain.error.js';
 import { requireOpenSession, requireSession, validated } from './decider.guards.js';
 import { appendEvents, DUPLICATE, sessionCommandSchemas as schemas, type Decision, type SessionCommand } from './session.commands.js';
 import { committedDisplayLength } from './decider.guards.js';

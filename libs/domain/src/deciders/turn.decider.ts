@@ -1,6 +1,6 @@
 import { canSupersede } from '../projection/commit.policy.js';
 import { runOf, storedRunOf, type RunOutcome, type SessionState } from '../projection/session.state.js';
-import { DomainError } from './domain.error.js';
+import { DomainError } from '../errors/domain.error.js';
 import { requireOpenSession, requireSession, validated } from './decider.guards.js';
 import { appendEvents, DUPLICATE, sessionCommandSchemas as schemas, type Decision, type SessionCommand } from './session.commands.js';
 import { markerAwaitsJournal } from './decider.guards.js';

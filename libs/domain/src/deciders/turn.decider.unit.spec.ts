@@ -12,7 +12,7 @@ import {
   submitted,
   tokens,
   user,
-} from '../projection/session.fixtures.js';
+} from '../testing/session.fixtures.js';
 import { initialSessionState } from '../projection/session.state.js';
 import { decide } from './session.decider.js';
 import type { SessionCommand } from './session.commands.js';

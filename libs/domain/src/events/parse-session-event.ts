@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError, type FieldError } from '../deciders/domain.error.js';
+import { DomainError, type FieldError } from '../errors/domain.error.js';
 import { sessionEventSchemas } from './session-event.schemas.js';
 import { SESSION_EVENT_TYPES, type SessionEvent, type SessionEventType } from './session.events.js';
 

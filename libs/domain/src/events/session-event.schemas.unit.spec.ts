@@ -2,7 +2,7 @@ import { parseSessionEvent, safeParseSessionEvent } from './parse-session-event.
 import { journalEventSchema, messageRowSchema, stateRowSchema } from './row.schemas.js';
 import { sessionEventSchemas } from './session-event.schemas.js';
 import { SESSION_EVENT_TYPES, type SessionEvent } from './session.events.js';
-import { DomainError } from '../deciders/domain.error.js';
+import { DomainError } from '../errors/domain.error.js';
 
 const valid: SessionEvent[] = [
   { type: 'SessionStarted', data: { sessionId: 's-1', title: 'T', parentSessionId: null, createdAt: 1 } },

@@ -1,13 +1,10 @@
 import type { MessageRow } from '../messages/message-row.js';
+import { hasToolCalls } from '../messages/message-row.js';
 import { hasVisibleContent, isReasoningOnlyContent, rowText, ws } from './journal-text.helpers.js';
 import { isSameCheckpoint } from './recovered-pending-row.factory.js';
 
 /** How many same-role context rows an appended assistant row is compared with (§1.2, #2353). */
 export const CONTEXT_DEDUPE_LOOKBACK = 8;
-
-function hasToolCalls(row: MessageRow): boolean {
-  return Array.isArray(row.toolCalls) && row.toolCalls.length > 0;
-}
 
 /**
  * §1.2: the model-facing copy of a display row, or null when the row is display-only.

@@ -1,31 +1,15 @@
 import type { JournalEvent, MessageContent, MessageRow } from '../messages/message-row.js';
 
+import { isBlank } from '../text/whitespace.js';
+
+export { isBlank, ws } from '../text/whitespace.js';
+
 type Payload = JournalEvent['payload'];
 
 const REASONING_PART_TYPES: ReadonlySet<string> = new Set(['reasoning', 'thinking']);
 
-const WHITESPACE_RUN = /\s+/g;
-/** Anything ws() would change: a non-space blank, two blanks in a row, or a blank at either end. */
-const NOT_NORMALISED = /[^\S ]|\s\s|^\s|\s$/;
 
-/**
- * Reference "ws(x)": collapse every whitespace run to one space and trim. It runs on every journal token and
- * row a materialisation looks at, so text that is already normal (most) is returned after one scan, without
- * the word array a split would build. `trim()` strips exactly what `\s` matches, so this equals the
- * split-on-`\s+`-and-join definition.
- */
-export function ws(value: unknown): string {
-  const text = typeof value === 'string' ? value : value == null ? '' : String(value);
-  return NOT_NORMALISED.test(text) ? text.replace(WHITESPACE_RUN, ' ').trim() : text;
-}
 
-const NON_BLANK = /\S/;
-
-/** `ws(value) === ''` without building the normalised text: only whether a non-blank character exists matters. */
-export function isBlank(value: unknown): boolean {
-  const text = typeof value === 'string' ? value : value == null ? '' : String(value);
-  return !NON_BLANK.test(text);
-}
 
 /** The visible text of a content value: a string as-is, text parts joined by newlines. */
 export function contentText(content: MessageContent | null | undefined): string {
@@ -67,19 +51,6 @@ export function payloadText(payload: Payload | undefined, ...keys: readonly stri
   return '';
 }
 
-/** JSON with object keys sorted at every depth; `undefined` members are left out. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Cuts to `max` code points and marks the cut with "..." (reference slices by code point). */
 export function cutText(text: string, max: number): string {

@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { canonicalJson, rowText, ws } from './journal-text.helpers.js';
+import { comparisonJson } from '../canonical/comparison-json.js';
+import { rowText, ws } from './journal-text.helpers.js';
 import type { PendingTurn } from './journal.types.js';
 
 const DEFAULT_SOURCE = 'webui';
@@ -41,7 +42,7 @@ export function isSameCheckpoint(a: MessageRow, b: MessageRow): boolean {
     ws(rowText(a)) === ws(rowText(b)) &&
     wholeSecondsOf(a.timestamp) === wholeSecondsOf(b.timestamp) &&
     sourceOf(a.source) === sourceOf(b.source) &&
-    canonicalJson(a.attachments ?? []) === canonicalJson(b.attachments ?? [])
+    comparisonJson(a.attachments ?? []) === comparisonJson(b.attachments ?? [])
   );
 }
 

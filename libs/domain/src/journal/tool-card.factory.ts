@@ -1,5 +1,6 @@
 import type { JournalEvent, ToolCard } from '../messages/message-row.js';
-import { canonicalJson, cutText, payloadText, ws } from './journal-text.helpers.js';
+import { comparisonJson } from '../canonical/comparison-json.js';
+import { cutText, payloadText, ws } from './journal-text.helpers.js';
 
 type Payload = JournalEvent['payload'];
 
@@ -14,7 +15,7 @@ export function summariseToolArgs(args: unknown): Record<string, string> {
   const entries = Object.entries(args as Record<string, unknown>).slice(0, TOOL_ARG_KEY_LIMIT);
   return Object.fromEntries(
     entries.map(([key, value]) => {
-      const text = typeof value === 'string' ? value : canonicalJson(value);
+      const text = typeof value === 'string' ? value : comparisonJson(value);
       return [key, cutText(text, TOOL_ARG_VALUE_LIMIT)];
     }),
   );

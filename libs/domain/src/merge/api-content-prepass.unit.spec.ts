@@ -1,6 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { attachApiContentFromState } from './index.js';
-import { assistant, inWorkspace, user } from './merge-rows.fixture.js';
+import { assistant, inWorkspace, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.2: provider bytes of agent rows are attached to their sidecar rows, tier by tier. */
 const API = inWorkspace('hi');

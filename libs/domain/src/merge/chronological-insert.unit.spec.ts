@@ -1,5 +1,5 @@
 import { insertChronologically } from './index.js';
-import { assistant, call, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.4: the slot of a rescued row, its two guards and the pre-sidecar refusal. */
 describe('when a row is placed chronologically', () => {

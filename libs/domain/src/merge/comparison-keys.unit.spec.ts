@@ -1,6 +1,6 @@
 import { contentKey, dedupKey, looseText, mergeKey, stripWorkspacePrefix, visibleKey, ws } from './index.js';
-import { canonicalJson } from './row-fields.normalizer.js';
-import { assistant, call, tool, user } from './merge-rows.fixture.js';
+import { comparisonJson as canonicalJson } from '../canonical/comparison-json.js';
+import { assistant, call, tool, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.1: the normalisations and the four comparison keys. */
 describe('when text is normalised', () => {

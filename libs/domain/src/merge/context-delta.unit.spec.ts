@@ -1,5 +1,5 @@
 import { stateDeltaAfterContext } from './index.js';
-import { assistant, inWorkspace, transcript, user } from './merge-rows.fixture.js';
+import { assistant, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.6 `state_db_delta_after_context`: which agent rows come after the model context. */
 describe('when the agent store is aligned against the model context', () => {

@@ -1,5 +1,5 @@
 import { isCompactionMarker, reconcileContext } from './index.js';
-import { assistant, inWorkspace, transcript, user } from './merge-rows.fixture.js';
+import { assistant, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.6, the prefer_context path: the model context plus the agent rows after it. */
 const card = user('[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were summarised below.', 100);

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, call, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when an agent row duplicates a row the output already holds', () => {
   it('step 7: drops an exact duplicate of an appended row, backfilling the first copy', () => {

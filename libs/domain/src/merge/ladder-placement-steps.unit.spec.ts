@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, call, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when an agent row falls inside the sidecar time range and the sidecar lacks it (step 10)', () => {
   it('appends a same-second reply after an edit once the whole sidecar has replayed', () => {

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, transcript, user } from './merge-rows.fixture.js';
+import { assistant, transcript, user } from '../testing/merge-rows.fixture.js';
 import type { MessageRow } from '../messages/message-row.js';
 
 const photo = (text: string, timestamp: number, extra: Partial<MessageRow> = {}): MessageRow => ({

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, transcript, user } from './merge-rows.fixture.js';
+import { assistant, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when a watermark marks an intentional shrink', () => {
   const kept = [user('q', 100), assistant('a', 200)];

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, transcript, user } from './merge-rows.fixture.js';
+import { assistant, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when the agent store has no rows (branch A)', () => {
   it('returns the sidecar unchanged', () => {

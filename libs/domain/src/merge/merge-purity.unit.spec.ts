@@ -1,6 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { mergeSessionMessages, reconcileContext } from './index.js';
-import { assistant, call, deepFreeze, inWorkspace, tool, user } from './merge-rows.fixture.js';
+import { assistant, call, deepFreeze, inWorkspace, tool, user } from '../testing/merge-rows.fixture.js';
 
 /**
  * The reference mutates sidecar rows during a merge (provider bytes, display metadata). Ours must

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, call, inWorkspace, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /**
  * Known lossy or surprising behaviours of the reference (§2.7), reproduced on purpose: clients of

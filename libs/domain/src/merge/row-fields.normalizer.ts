@@ -1,3 +1,4 @@
+import { comparisonJson } from '../canonical/comparison-json.js';
 import type { MessageRow } from '../messages/message-row.js';
 
 /**
@@ -39,18 +40,14 @@ export function exactTimestampOf(row: MessageRow): string {
 export function contentStringOf(row: MessageRow): string {
   const content: unknown = row.content;
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.length === 0 ? '' : canonicalJson(content);
+  if (Array.isArray(content)) return content.length === 0 ? '' : comparisonJson(content);
   return content === null || content === undefined ? '' : String(content);
 }
 
 /** tc_key: canonical JSON of a non-empty `toolCalls` list, else the empty string. */
 export function toolCallsKeyOf(row: MessageRow): string {
   const calls: unknown = row.toolCalls;
-  return Array.isArray(calls) && calls.length > 0 ? canonicalJson(calls) : '';
-}
-
-export function hasToolCalls(row: MessageRow): boolean {
-  return Array.isArray(row.toolCalls) && row.toolCalls.length > 0;
+  return Array.isArray(calls) && calls.length > 0 ? comparisonJson(calls) : '';
 }
 
 /** The +api key component: a non-empty string `apiContent`, else null. */
@@ -90,19 +87,9 @@ export function plainTextOf(row: MessageRow): string {
   return texts.join('\n');
 }
 
-/** JSON with object keys sorted by code unit (no locale), so equal values give equal strings. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeysDeep(value)) ?? 'null';
-}
-
-function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (!isRecord(value)) return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = sortKeysDeep(value[key]);
-  return sorted;
-}
 
 export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+export { hasToolCalls } from '../messages/message-row.js';

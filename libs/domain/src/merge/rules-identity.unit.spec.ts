@@ -1,6 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { mergeSessionMessages, mirrorTextOf } from './index.js';
-import { assistant, user } from './merge-rows.fixture.js';
+import { assistant, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R13–R18 of reference §2.5. */
 const photo = (text: string, timestamp: number, extra: Partial<MessageRow> = {}): MessageRow => ({

@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, call, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R7–R12 of reference §2.5. */
 describe('when agent rows must be ordered, filtered and told apart', () => {

@@ -1,5 +1,5 @@
 import { mergeSessionMessages, visibleKey } from './index.js';
-import { assistant, call, inWorkspace, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, inWorkspace, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R1–R6 of reference §2.5. */
 describe('when the agent store re-stamps and re-prefixes rows the sidecar holds', () => {

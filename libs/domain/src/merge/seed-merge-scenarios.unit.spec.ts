@@ -1,5 +1,5 @@
 import { mergeSessionMessages } from './index.js';
-import { assistant, call, inWorkspace, tool, transcript, user } from './merge-rows.fixture.js';
+import { assistant, call, inWorkspace, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /**
  * The ten merge scenarios of the reference regression suite (lost-response regression, first ten

@@ -86,3 +86,6 @@ export interface Marker {
   readonly timestamp: number;
   readonly messageIndex: number | null;
 }
+
+/** The row carries at least one tool call. */
+export const hasToolCalls = (row: MessageRow): boolean => Array.isArray(row.toolCalls) && row.toolCalls.length > 0;

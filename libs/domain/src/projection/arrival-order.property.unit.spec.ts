@@ -11,8 +11,8 @@ import {
   type SessionEvent,
   type SessionState,
 } from '../index.js';
-import { sessionHistoryArb } from './session-event.arbitrary.js';
-import { abandoned, assistant, interrupted, observed, recorded, started, stateRow, submitted, user } from './session.fixtures.js';
+import { sessionHistoryArb } from '../testing/session-event.arbitrary.js';
+import { abandoned, assistant, interrupted, observed, recorded, started, stateRow, submitted, user } from '../testing/session.fixtures.js';
 
 /**
  * Determinism of the fold (issue 6 item 5): a view depends on the events, not on how they were folded or in

@@ -1,6 +1,6 @@
 import { contentKey, dedupKey, k1Of, k2Of, k3Of, k4Of, keyRow, keyString, mergeKey, sameKey, visibleKey, type KeyedRow } from '../merge/index.js';
 import type { MessageRow } from '../messages/message-row.js';
-import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, hashOf, stableIdOf, timeOf } from './commit-fix.rows.js';
+import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, keyHash32, stableIdOf, timeOf } from './commit-fix.rows.js';
 
 /**
  * Which keys an expansion holds, as the merge files them (sidecar side, after the pre-pass). A probe is a state
@@ -92,5 +92,5 @@ export function factsOf(probe: KeyedRow, keys: SidecarKeys, sidecarMaxTs: number
   const holders = keys.holdersOf(probe);
   if (holders.length > 0) mask |= FACT_K4;
   // The hash is of the K4 string (visibleKey(row, 'state')), as fix points stored before record it.
-  return { mask, hash: hashOf(keyString(k4Of(probe))), holder: holders.at(-1) ?? -1 };
+  return { mask, hash: keyHash32(keyString(k4Of(probe))), holder: holders.at(-1) ?? -1 };
 }

@@ -13,7 +13,7 @@ import {
   submitted,
   truncated,
   user,
-} from './session.fixtures.js';
+} from '../testing/session.fixtures.js';
 
 const committedOf = (events: SessionEvent[]) => evolveAll(initialSessionState(), events).committed;
 const turn = (n: number, rowId: number): SessionEvent[] => [

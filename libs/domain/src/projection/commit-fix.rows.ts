@@ -19,7 +19,7 @@ export const apiOf = (row: MessageRow): string | null =>
   typeof row.apiContent === 'string' && row.apiContent.length > 0 ? row.apiContent : null;
 export const rowIdOf = (row: MessageRow): number | null =>
   typeof row.rowId === 'number' && Number.isSafeInteger(row.rowId) && row.rowId >= 0 ? row.rowId : null;
-export const hasToolCalls = (row: MessageRow): boolean => Array.isArray(row.toolCalls) && row.toolCalls.length > 0;
+export { hasToolCalls } from '../messages/message-row.js';
 export const isUserOrAssistant = (row: MessageRow): boolean => row.role === 'user' || row.role === 'assistant';
 /** Rows the pre-pass files by content (§2.2): an untimed one may pair in the content-only tier. */
 export const takesPartInPrepass = (row: MessageRow): boolean => isUserOrAssistant(row) || mirrorTextOf(row) !== null;
@@ -33,7 +33,7 @@ export const hasNoMeta = (row: MessageRow): boolean => backfillMeta(NO_META, row
  * A hash of a visible key for counting budget consumers: equal keys hash equal; a collision only makes the count
  * more conservative. FNV-1a of the length and of at most the first and last 64 code units (keys hold whole texts).
  */
-export function hashOf(key: string): number {
+export function keyHash32(key: string): number {
   let hash = Math.imul(0x811c9dc5 ^ key.length, 0x01000193);
   const step = (index: number): void => {
     hash ^= key.charCodeAt(index);

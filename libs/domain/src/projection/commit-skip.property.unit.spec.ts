@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import type { SessionEvent } from '../events/session.events.js';
 import { fastFix } from './commit.policy.js';
-import { agentStoreHistoryArb, sessionHistoryArb } from './session-event.arbitrary.js';
+import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { evolve, evolveAll } from './session.evolve.js';
 import { projectSession, render } from './session.render.js';
 import { initialSessionState, type SessionState } from './session.state.js';
-import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from './session.fixtures.js';
+import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from '../testing/session.fixtures.js';
 
 /**
  * A commit fix may skip the full merge only when it proves the result (commit.policy.ts). Reference: the same

@@ -15,7 +15,7 @@ import {
   submitted,
   tokens,
   user,
-} from './session.fixtures.js';
+} from '../testing/session.fixtures.js';
 
 const history = [started(), recorded(user('hi', 1001), assistant('hello', 1002)), submitted('r1', 'question', 1010.6)];
 const markerRowOf = (events: SessionEvent[]) => projectSession(events).display.find((row) => row.type === 'interrupted');

@@ -12,7 +12,7 @@ import {
   stateRow,
   submitted,
   user,
-} from './session.fixtures.js';
+} from '../testing/session.fixtures.js';
 
 /**
  * The agent-store mirror of a turn's prompt (prompt-mirror.ts, the inverse of reference §2.5 R15; defects D3, D4):

@@ -11,7 +11,7 @@ import {
   stateRow,
   submitted,
   user,
-} from './session.fixtures.js';
+} from '../testing/session.fixtures.js';
 
 /**
  * Recovery scenarios of the reference regression file (seed_test_session_lost_response_regression) that had no

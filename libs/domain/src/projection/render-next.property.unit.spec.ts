@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { canonicalJson, evolve, initialSessionState, render, renderNext, renderTranscript, rendersSameTranscript } from '../index.js';
 import type { SessionEvent, SessionState, SessionView } from '../index.js';
-import { agentStoreHistoryArb, sessionHistoryArb } from './session-event.arbitrary.js';
+import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 
 /**
  * Issue 10.1: the view after each event, produced from the one before (`renderNext`), is byte for byte the

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import type { SessionEvent } from '../events/session.events.js';
-import { sessionHistoryArb } from './session-event.arbitrary.js';
+import { sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { evolve, evolveAll } from './session.evolve.js';
 import { projectSession, renderTranscript } from './session.render.js';
 import { render } from './session.render.js';
 import { initialSessionState, type SessionState } from './session.state.js';
-import { assistant, interrupted, observed, recorded, started, stateRow, submitted, tokens, user } from './session.fixtures.js';
+import { assistant, interrupted, observed, recorded, started, stateRow, submitted, tokens, user } from '../testing/session.fixtures.js';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

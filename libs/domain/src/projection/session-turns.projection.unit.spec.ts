@@ -2,7 +2,7 @@ import type { SessionEvent } from '../events/session.events.js';
 import { evolveAll } from './session.evolve.js';
 import { projectSession } from './session.render.js';
 import { initialSessionState } from './session.state.js';
-import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from './session.fixtures.js';
+import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from '../testing/session.fixtures.js';
 
 const contents = (events: SessionEvent[]): unknown[] => projectSession(events).display.map((row) => row.content);
 const stateOf = (events: SessionEvent[]) => evolveAll(initialSessionState(), events);
