@@ -1,16 +1,21 @@
 import 'reflect-metadata';
-import { createLogger, loadConfig, resolveApiKeys, runMigrations } from '#platform';
+import { ConfigError, createLogger, loadConfig, resolveApiKeys, runMigrations } from '#platform';
 import { createApp } from './app.factory.js';
 import { resolveDatabase } from './database/resolve-database.js';
+import { waitForDatabase } from './database/wait-for-database.js';
 
 async function main(): Promise<void> {
+  // Configuration first (settings and keys): a bad one stops the start before any database is touched.
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  const keys = resolveApiKeys(config.apiKeys, config.dataDir);
   const database = await resolveDatabase(config, (message) => log.debug({ embedded: true }, message));
+  await waitForDatabase(database.url, {
+    log: (attempt, delayMs, error) => log.warn({ attempt, retryInMs: delayMs, err: error.message }, 'database not reachable yet; retrying'),
+  });
   log.info({ embedded: database.embedded, dataDir: database.embedded ? config.dataDir : undefined }, 'database ready');
   const applied = await runMigrations(database.url);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
-  const keys = resolveApiKeys(config.apiKeys, config.dataDir);
   if (keys.generated) {
     // Printed once, on the first start; later starts only say where it is kept.
     process.stdout.write(
@@ -37,6 +42,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`chronicle failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
+  // A configuration error is the operator's to fix: one line. Anything else keeps its stack.
+  const text = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`chronicle failed to start: ${text}\n`);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -1,6 +1,6 @@
 export { runMigrations, revertLastMigration, knownMigrationNames } from './database/migrate.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
-export { loadConfig, type ChronicleConfig } from './config/config.js';
+export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export * from './auth/api-keys.js';
 export * from './auth/auth.guard.js';
 export * from './errors/problem.js';

@@ -52,13 +52,18 @@ export interface ChronicleConfig {
   readonly corsOrigins: readonly string[];
 }
 
+/** A bad setting: the service stops at once with this one line (no stack), before anything starts. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 /** Reads the service configuration from the environment; a bad value names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfig {
   const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]));
   const parsed = envSchema.safeParse(blankToUndefined);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const e = parsed.data;
   // Checked here so that a malformed key list stops the start with one line, before anything else runs.
@@ -66,14 +71,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     try {
       parseApiKeys(e.CHRONICLE_API_KEYS);
     } catch (error) {
-      throw new Error(`invalid configuration: ${(error as Error).message}`, { cause: error });
+      throw new ConfigError(`invalid configuration: ${(error as Error).message}`, { cause: error });
     }
   }
   let corsOrigins: string[];
   try {
     corsOrigins = parseCorsOrigins(e.CHRONICLE_CORS_ORIGINS);
   } catch (error) {
-    throw new Error(`invalid configuration: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError(`invalid configuration: ${(error as Error).message}`, { cause: error });
   }
   return {
     port: e.PORT,
