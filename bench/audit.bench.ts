@@ -25,6 +25,8 @@ export interface AuditBenchFigure {
   readonly events: number;
   readonly seconds: number;
   readonly eventsPerSecond: number;
+  /** CPU of the auditing process (all its threads; PostgreSQL not included): a figure a busy machine bends less. */
+  readonly cpuSeconds: number;
   readonly peakRssMb: number;
   readonly mismatches: number;
 }
@@ -59,7 +61,7 @@ function sessionEvents(sessionId: string, count: number): SessionEvent[] {
 }
 
 /** Appends each session in chunks (hash chain and summary row as the service writes them), two snapshots each. */
-async function seed(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number): Promise<void> {
+export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number): Promise<void> {
   const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   const snapshots = new SnapshotStore(pool);
   const one = async (n: number) => {
@@ -80,7 +82,7 @@ async function seed(pool: pg.Pool, prefix: string, sessions: number, eventsEach:
 }
 
 /** The audit in a process of its own, so its peak RSS is the audit's alone. */
-function auditInChild(url: string): Promise<{ events: number; seconds: number; peakRssMb: number; mismatches: number }> {
+function auditInChild(url: string): Promise<{ events: number; seconds: number; cpuSeconds: number; peakRssMb: number; mismatches: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--audit-child'], {
       env: { ...process.env, DATABASE_URL: url },
@@ -97,8 +99,11 @@ async function auditChild(url: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 6 });
   try {
     const report = await auditAll({ pool });
-    const peakRssMb = process.resourceUsage().maxRSS / 1024;
-    process.stdout.write(JSON.stringify({ events: report.eventsReplayed, seconds: report.seconds, peakRssMb, mismatches: report.mismatches.length }));
+    const usage = process.resourceUsage();
+    const peakRssMb = usage.maxRSS / 1024;
+    const cpuSeconds = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+    const { eventsReplayed: events, seconds, mismatches } = report;
+    process.stdout.write(JSON.stringify({ events, seconds, cpuSeconds, peakRssMb, mismatches: mismatches.length }));
   } finally {
     await pool.end();
   }
@@ -112,7 +117,7 @@ export async function runAuditBench(url: string): Promise<AuditBenchFigure[]> {
     for (const [shape, sessions, eachEvents] of [['1,000 × 200', 1000, 200], ['100 × 10,000', 100, 10_000]] as const) {
       await pool.query('TRUNCATE events, streams, session_summaries, session_snapshots, session_index, idempotency_keys');
       const seeded = Date.now();
-      await seed(pool, 'audit-bench', sessions, eachEvents);
+      await seedAuditStore(pool, 'audit-bench', sessions, eachEvents);
       await pool.query('VACUUM ANALYZE');
       console.error(`audit bench: seeded ${shape} in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
       const r = await auditInChild(url);
@@ -130,10 +135,10 @@ async function main(): Promise<void> {
   try {
     const url = process.env.DATABASE_URL ?? (await (cluster as NonNullable<typeof cluster>).createDatabase('audit_bench'));
     const figures = await runAuditBench(url);
-    console.log('| store | events | seconds | events/s | peak RSS (MB) | mismatches |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('| store | events | seconds | events/s | audit CPU s | events per CPU s | peak RSS (MB) | mismatches |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const f of figures) {
-      console.log(`| ${f.shape} | ${f.events} | ${f.seconds.toFixed(2)} | ${f.eventsPerSecond} | ${f.peakRssMb.toFixed(0)} | ${f.mismatches} |`);
+      console.log(`| ${f.shape} | ${f.events} | ${f.seconds.toFixed(2)} | ${f.eventsPerSecond} | ${f.cpuSeconds.toFixed(2)} | ${Math.round(f.events / f.cpuSeconds)} | ${f.peakRssMb.toFixed(0)} | ${f.mismatches} |`);
     }
   } finally {
     cluster?.stop();

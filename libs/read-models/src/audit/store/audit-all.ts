@@ -23,7 +23,7 @@ export interface AuditProgress {
 export interface AuditAllOptions {
   /** Stream heads read per keyset page (default 1000). */
   readonly pageSize?: number;
-  /** Events per batch handed to a fold lane, and per page of a long stream (default 20,000). */
+  /** Events per batch handed to a fold lane, and per page of a long stream (default 10,000). */
   readonly batchEvents?: number;
   /** Worker threads that fold and compare (0 = on the reading thread); default: a core each beyond this one. */
   readonly workers?: number;
@@ -57,7 +57,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const since = options.since ?? null;
-  const batchEvents = options.batchEvents ?? 20_000;
+  const batchEvents = options.batchEvents ?? 10_000;
   const totals = await countStreams(deps.pool, since);
   const lanes = openLanes(options.workers ?? defaultWorkerCount());
   const mismatches: SessionAudit[] = [];
@@ -129,14 +129,18 @@ async function auditPage(
   submit: Submit,
   cancelled?: () => boolean,
 ): Promise<void> {
-  const stored = await readStoredModels(pool, heads);
-  const beginOf = (h: AuditHead) => ({ head: { version: h.version, lastHash: h.lastHash }, ...(stored.get(h.streamId) as StoredBegin) });
+  // Stored models are read per batch, not per page: snapshots hold whole fold states.
+  const beginOf = (h: AuditHead, stored: Map<string, StoredBegin>) => ({
+    head: { version: h.version, lastHash: h.lastHash },
+    ...(stored.get(h.streamId) as StoredBegin),
+  });
   let group: AuditHead[] = [];
   let groupEvents = 0;
   const flush = async () => {
     if (group.length === 0) return;
+    const stored = await readStoredModels(pool, group);
     const events = await readStreams(pool, group);
-    const parts = group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h), ...(events.get(h.streamId) as object), end: true }));
+    const parts = group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), ...(events.get(h.streamId) as object), end: true }));
     group = [];
     groupEvents = 0;
     await submit(leastBusy(lanes), parts as StreamPart[]);
@@ -151,11 +155,12 @@ async function auditPage(
     }
     await flush();
     const lane = leastBusy(lanes);
+    const stored = await readStoredModels(pool, [head]);
     for (let done = 0, first = true; first || done < head.version; first = false) {
       const page = await readStreamPage(pool, head.streamId, done, head.version, batchEvents);
       const last = page.versions.length === 0 ? head.version : page.versions[page.versions.length - 1];
       const end = page.versions.length < batchEvents || last >= head.version;
-      await submit(lane, [{ sessionId: head.sessionId, ...(first ? { begin: beginOf(head) } : {}), ...page, end }]);
+      await submit(lane, [{ sessionId: head.sessionId, ...(first ? { begin: beginOf(head, stored) } : {}), ...page, end }]);
       if (end) break;
       done = last;
     }

@@ -3,6 +3,7 @@ import { indexRowOf, type StoredIndexRow } from '../../session-index/index-row.b
 import { summaryRowOf } from '../../session-summary/summary-row.builder.js';
 import { type ChainLink, ChainFollower, type StreamHeadLink } from '../chain-verification.js';
 import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from '../deep-diff.js';
+import { jsonEqual } from '../json-equal.js';
 import type { SessionAudit } from '../session-audit.js';
 
 /** What is stored about one session, read before its events (the served view is derived, as a cold replica serves it). */
@@ -68,7 +69,7 @@ export class StreamingSessionAudit {
     let servedView: SessionView = replayed;
     if (this.served !== null) {
       servedView = this.safely(() => render(this.served as SessionState)) ?? replayed;
-      this.add(deepDiff(servedView, replayed, { path: 'view', limit: this.room() }));
+      this.diff(servedView, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
     const storedHash = servedView === replayed ? replayedHash : renderTranscript(servedView, 'display').hash;
@@ -94,12 +95,12 @@ export class StreamingSessionAudit {
   private compareAt(version: number): void {
     if (this.failure !== null || !this.marks.includes(version)) return;
     for (const snapshot of this.stored.snapshots) {
-      if (snapshot.version === version) this.add(deepDiff(snapshot.state, this.state, { path: `snapshot@${version}`, limit: this.room() }));
+      if (snapshot.version === version) this.diff(snapshot.state, this.state, `snapshot@${version}`);
     }
     if (this.servedFrom?.version === version) this.served = this.servedFrom.state as SessionState;
     const { summary, index } = this.stored;
-    if (summary?.version === version) this.add(deepDiff(summary.data, summaryRowOf(this.state, version), { path: 'summary', limit: this.room() }));
-    if (index?.version === version) this.add(deepDiff(index, indexRowOf(render(this.state), version), { path: 'index', limit: this.room() }));
+    if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
+    if (index?.version === version) this.diff(index, indexRowOf(render(this.state), version), 'index');
   }
 
   private safely<T>(work: () => T): T | null {
@@ -109,6 +110,11 @@ export class StreamingSessionAudit {
       this.add([{ path: 'view', stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
       return null;
     }
+  }
+
+  /** Paths are built only for what differs. */
+  private diff(stored: unknown, replayed: unknown, path: string): void {
+    if (!jsonEqual(stored, replayed)) this.add(deepDiff(stored, replayed, { path, limit: this.room() }));
   }
 
   private room = () => this.limit - this.differences.length;
