@@ -76,10 +76,16 @@ describe('POST /v1/sessions/{id}/audit', () => {
 });
 
 describe('POST /v1/audit', () => {
-  it('audits every session and lists the mismatches', async () => {
+  it('audits every session as a job and lists the mismatches at its end', async () => {
     const res = await admin('/v1/audit');
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({
+    expect(res.status).toBe(202);
+    let job = res.body;
+    for (let i = 0; i < 200 && job.status === 'running'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      job = (await request(t.server).get(`/v1/audit/${res.body.jobId}`).set(bearer(KEYS.admin))).body;
+    }
+    expect(job.status).toBe('completed');
+    expect(job.result).toEqual({
       sessions: 3,
       mismatches: [expect.objectContaining({ sessionId: 'au-3', chain: { ok: false, firstBrokenVersion: 1 } })],
       eventsReplayed: 12,

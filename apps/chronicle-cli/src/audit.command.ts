@@ -6,6 +6,7 @@ import { renderAuditTotals, renderSessionAudit, totalsOf } from './audit-report.
 
 export interface AuditOptions {
   readonly sessionId?: string;
+  readonly since?: Date;
   readonly json: boolean;
 }
 
@@ -25,12 +26,13 @@ async function auditOne(db: CliDatabase, io: CliIo, sessionId: string, json: boo
 }
 
 /**
- * Every session, a keyset page at a time (constant memory; only mismatches are kept). Readable mode prints each
+ * Every session (or those changed since a time), streamed (constant memory; only mismatches are kept). Readable mode prints each
  * mismatching session and a closing line; `--json` prints the object POST /v1/audit answers. Progress on stderr.
  */
-async function auditEverything(db: CliDatabase, io: CliIo, json: boolean): Promise<number> {
+async function auditEverything(db: CliDatabase, io: CliIo, json: boolean, since?: Date): Promise<number> {
   const progress = createProgress({ stream: io.stderr, tty: io.progressTty, label: 'audit', unit: 'sessions', now: io.now });
   const report = await auditAll(depsOf(db), {
+    since,
     onProgress: (p) => progress.tick(p.sessions - progress.count, p.total),
   });
   // Mismatches are printed after the bar is finished so stdout and the \r line never share a screen line.
@@ -45,9 +47,9 @@ async function auditEverything(db: CliDatabase, io: CliIo, json: boolean): Promi
   return report.mismatches.length === 0 ? EXIT.ok : EXIT.mismatch;
 }
 
-/** `chronicle audit [--session ID] [--json]`: exit 1 when any session's chain or views do not match its events. */
+/** `chronicle audit [--session ID | --since ISO] [--json]`: exit 1 when any session's chain or views do not match its events. */
 export async function auditCommand(db: CliDatabase, io: CliIo, options: AuditOptions): Promise<number> {
   return options.sessionId === undefined
-    ? auditEverything(db, io, options.json)
+    ? auditEverything(db, io, options.json, options.since)
     : auditOne(db, io, options.sessionId, options.json);
 }

@@ -56,6 +56,17 @@ describe('chronicle audit', () => {
     expect(one.stdout).toContain('chain: BROKEN at version 4');
   });
 
+  it('audits with --since only the sessions changed at or after it, exit codes as for every session', async () => {
+    await pool.query(`UPDATE streams SET updated_at = '2026-01-01T00:00:00Z'`);
+    await pool.query(`UPDATE streams SET updated_at = '2026-03-01T00:00:00Z' WHERE stream_id = 'session-audited'`);
+    const recent = await runIn(database.url, ['audit', '--since', '2026-02-01T00:00:00Z', '--json']);
+    expect(recent.code).toBe(1);
+    expect(JSON.parse(recent.stdout)).toMatchObject({ sessions: 1, mismatches: [{ sessionId: 'audited' }] });
+    expect(recent.stderr).toMatch(/audit: 1 sessions/);
+    const none = await runIn(database.url, ['audit', '--since', '2026-04-01']);
+    expect(none).toMatchObject({ code: 0, stdout: expect.stringContaining('audited 0 session(s)') });
+  });
+
   it('rebuilds the snapshots blue/green, after which the snapshot no longer differs', async () => {
     const rebuilt = await runIn(database.url, ['rebuild', 'session_snapshots']);
     expect(rebuilt).toMatchObject({ code: 0, stdout: expect.stringMatching(/^rebuilt session_snapshots: \d+ row\(s\)/) });

@@ -21,7 +21,7 @@ const SPECS: Readonly<Record<CommandName, CommandSpec>> = {
     positionals: [],
     options: { sessions: { type: 'string' }, 'state-db': { type: 'string' }, journals: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
   },
-  audit: { positionals: [], options: { session: { type: 'string' }, json: { type: 'boolean' } } },
+  audit: { positionals: [], options: { session: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } } },
   rebuild: { positionals: ['NAME'], options: {} },
 };
 
@@ -38,7 +38,7 @@ export type ParsedArgs =
       readonly dryRun: boolean;
       readonly json: boolean;
     }
-  | { readonly kind: 'audit'; readonly sessionId?: string; readonly json: boolean }
+  | { readonly kind: 'audit'; readonly sessionId?: string; readonly since?: Date; readonly json: boolean }
   | { readonly kind: 'rebuild'; readonly name: string };
 
 const usage = (message: string, command?: CommandName): CliError =>
@@ -47,6 +47,20 @@ const usage = (message: string, command?: CommandName): CliError =>
 function sessionIdOf(value: string, command: CommandName): string {
   if (!ID_PATTERN.test(value)) throw usage(`invalid session id '${value}' (1-128 of A-Z a-z 0-9 _ . : -)`, command);
   return value;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time with an offset. */
+function sinceOf(value: string, command: CommandName): Date {
+  const date = new Date(value);
+  const [y, m, d] = value.slice(0, 10).split('-').map(Number);
+  // Date rolls 2026-02-30 over to March: the calendar day must exist as written.
+  const real = new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d;
+  if (!ISO.test(value) || Number.isNaN(date.getTime()) || !real) {
+    throw usage(`--since must be an ISO 8601 date or date-time with an offset (2026-01-31, 2026-01-31T08:00:00Z), got '${value}'`, command);
+  }
+  return date;
 }
 
 /** `chronicle <command> [positionals] [--option value|--option=value|--flag]`; throws a usage CliError (exit 2). */
@@ -126,8 +140,13 @@ function build(command: CommandName, positionals: string[], options: Record<stri
       const paths = { ...(str('state-db') === undefined ? {} : { stateDb: str('state-db') }), ...(str('journals') === undefined ? {} : { journals: str('journals') }) };
       return { kind: command, sessions, ...paths, dryRun: options['dry-run'] === true, json: options.json === true };
     }
-    case 'audit':
-      return session === undefined ? { kind: command, json: options.json === true } : { kind: command, sessionId: session, json: options.json === true };
+    case 'audit': {
+      const since = str('since');
+      if (since !== undefined && session !== undefined) throw usage('--since and --session cannot be combined', command);
+      const base = { kind: command, json: options.json === true };
+      if (since !== undefined) return { ...base, since: sinceOf(since, command) };
+      return session === undefined ? base : { ...base, sessionId: session };
+    }
     case 'rebuild':
       return { kind: command, name: positionals[0] };
   }

@@ -28,6 +28,8 @@ describe('parseArgs', () => {
     expect(parseArgs(['import', '--', '--odd-name.ndjson'])).toEqual({ kind: 'import', file: '--odd-name.ndjson' });
     expect(parseArgs(['audit'])).toEqual({ kind: 'audit', json: false });
     expect(parseArgs(['audit', '--session=a:b', '--json'])).toEqual({ kind: 'audit', sessionId: 'a:b', json: true });
+    expect(parseArgs(['audit', '--since', '2026-01-31T08:00:00Z', '--json'])).toEqual({ kind: 'audit', since: new Date('2026-01-31T08:00:00Z'), json: true });
+    expect(parseArgs(['audit', '--since=2026-01-31'])).toEqual({ kind: 'audit', since: new Date('2026-01-31T00:00:00Z'), json: false });
     expect(parseArgs(['rebuild', 'session_index'])).toEqual({ kind: 'rebuild', name: 'session_index' });
     expect(parseArgs(['import-hermes', '--sessions', 'dir'])).toEqual({ kind: 'import-hermes', sessions: 'dir', dryRun: false, json: false });
     expect(parseArgs(['import-hermes', '--sessions=d', '--state-db', 's.db', '--journals', 'j', '--dry-run', '--json'])).toEqual({
@@ -54,6 +56,10 @@ describe('parseArgs', () => {
 
   it('rejects bad usage with exit 2 and a message naming the problem and the help to read', () => {
     expect(usageError([])).toContain('missing command');
+    expect(usageError(['audit', '--since', 'yesterday'])).toContain("--since must be an ISO 8601 date or date-time with an offset (2026-01-31, 2026-01-31T08:00:00Z), got 'yesterday'");
+    expect(usageError(['audit', '--since', '2026-01-31T08:00:00'])).toContain('--since must be an ISO 8601');
+    expect(usageError(['audit', '--since', '2026-02-30'])).toContain('--since must be an ISO 8601');
+    expect(usageError(['audit', '--since', '2026-01-31', '--session', 's'])).toContain('--since and --session cannot be combined');
     expect(usageError(['replay'])).toBe("missing ID\nRun 'chronicle replay --help' for usage.");
     expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, import-hermes, audit, rebuild)");
     expect(usageError(['replay', 'demo', '--at', '0'])).toContain("--at must be a positive integer, got '0'");

@@ -45,13 +45,14 @@ malformed journal line) is reported with its reason and never stops the rest.
   --dry-run        decide everything, write nothing, print the same report
   --json           the report as JSON (what POST /v1/import/hermes answers)
 Exit 1 when a session was refused.`,
-  audit: `Usage: chronicle audit [--session ID] [--json]
+  audit: `Usage: chronicle audit [--session ID | --since ISO] [--json]
 
 Verifies the hash chain of each session's events, then rebuilds its views from the events with the pure
 projection and compares them with the stored ones; prints the differences (path, stored, replayed).
 Exit 1 when any session mismatches.
 
-  --session ID   audit one session (default: every session, in pages, with progress)
+  --session ID   audit one session (default: every session, streamed, with progress)
+  --since ISO    only the sessions whose stream changed at or after ISO (2026-01-31 or 2026-01-31T08:00:00Z)
   --json         machine-readable result on stdout`,
   rebuild: `Usage: chronicle rebuild NAME
 
@@ -67,7 +68,7 @@ Commands:
   import FILE.ndjson                                           verify the hash chains, then append what is missing
   import-hermes --sessions DIR [--state-db PATH] [--journals DIR] [--dry-run] [--json]
                                                                turn hermes-webui files into events
-  audit [--session ID] [--json]                                compare stored views with a replay of the events
+  audit [--session ID | --since ISO] [--json]                  compare stored views with a replay of the events
   rebuild NAME                                                 blue/green rebuild of a read model
 
 Run 'chronicle <command> --help' for a command's options.

@@ -16,7 +16,9 @@ export {
   type ServedViews,
   type SessionAudit,
 } from './audit/session-audit.js';
-export { auditAll, type AuditAllOptions, type AuditProgress, type AuditReport } from './audit/audit-all.js';
+export { auditAll, type AuditAllOptions, type AuditProgress, type AuditReport } from './audit/store/audit-all.js';
+export { StreamingSessionAudit, type StoredModels } from './audit/store/streaming-session-audit.js';
+export { ChainFollower } from './audit/chain-verification.js';
 export {
   isRebuildable,
   ProjectionNotFoundError,

@@ -3,12 +3,12 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import pg from 'pg';
 import type { EventStore } from '#event-store';
 import { RequireScope } from '#platform';
-import { type AuditDeps, auditAll, auditSession, rebuildProjection, SessionViews } from '#read-models';
+import { type AuditDeps, auditSession, rebuildProjection, SessionViews } from '#read-models';
 import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 import { checkId } from '../sessions/session-id.js';
 
 /**
- * Replay audits and projection rebuilds (scope `admin`): every stored view checked against a pure replay of
+ * Replay audits of one session and projection rebuilds (scope `admin`): every stored view checked against a pure replay of
  * its events, and a read model rebuilt blue/green from the log while reads go on.
  */
 @ApiTags('audit')
@@ -30,13 +30,6 @@ export class AuditController {
   @HttpCode(200)
   auditSession(@Param('id') id: string) {
     return auditSession(this.deps, checkId(id, 'id'));
-  }
-
-  @Post('audit')
-  @HttpCode(200)
-  async auditAll() {
-    const { sessions, mismatches, eventsReplayed, seconds } = await auditAll(this.deps);
-    return { sessions, mismatches, eventsReplayed, seconds };
   }
 
   @Post('projections/:name/rebuild')

@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { AuditJobs } from './audit-jobs.js';
+import { AuditJobsController } from './audit-jobs.controller.js';
 import { AuditController } from './audit.controller.js';
+import { GetAuditJobHandler } from './get-audit-job.handler.js';
+import { StartStoreAuditHandler } from './start-store-audit.handler.js';
 
-/** `POST /v1/sessions/{id}/audit`, `POST /v1/audit`, `POST /v1/projections/{name}/rebuild`. */
+/** `POST /v1/sessions/{id}/audit`, audit jobs (`POST /v1/audit`, `GET /v1/audit/{jobId}[/live]`), `POST /v1/projections/{name}/rebuild`. */
 @Module({
   imports: [SessionsModule],
-  controllers: [AuditController],
+  controllers: [AuditController, AuditJobsController],
+  providers: [AuditJobs, StartStoreAuditHandler, GetAuditJobHandler],
 })
 export class AuditModule {}

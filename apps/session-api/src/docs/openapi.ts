@@ -1,3 +1,4 @@
+import { startAuditBody } from '../audit/audit-jobs.schemas.js';
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { z } from 'zod';
@@ -110,7 +111,17 @@ const ROUTES: Record<string, Record<string, Route>> = {
     delete: { summary: 'The live response stream closed', scope: 'ingest' },
   },
   '/v1/recovery/sweep': { post: { summary: 'Run the recovery supervisor once; optional now (later than the clock)', scope: 'admin', body: sweepBody.unwrap() } },
-  '/v1/audit': { post: { summary: 'Audit every session: { sessions, mismatches, eventsReplayed, seconds }', scope: 'admin' } },
+  '/v1/audit': {
+    post: {
+      summary: 'Start the whole-store audit job (optional since): 202 with the job, or the running one (alreadyRunning: true)',
+      scope: 'admin',
+      body: startAuditBody.unwrap(),
+    },
+  },
+  '/v1/audit/{jobId}': {
+    get: { summary: 'An audit job: progress (sessions, events, rate, ETA); at the end result { sessions, mismatches, eventsReplayed, seconds }', scope: 'admin' },
+  },
+  '/v1/audit/{jobId}/live': { get: { summary: 'Server-Sent Events: progress events, then one done event with the job', scope: 'admin' } },
   '/v1/import/hermes': {
     post: {
       summary: 'Import uploaded hermes-webui files (sidecars, state.db in base64, run journals): the report of chronicle import-hermes --json',

@@ -1,5 +1,5 @@
 import { chainHash } from '#event-store';
-import { type ChainLink, verifyChain } from './chain-verification.js';
+import { type ChainLink, fastLinkHash, verifyChain } from './chain-verification.js';
 
 function chain(...payloads: { type: string; data: unknown }[]): ChainLink[] {
   let previous = '';
@@ -52,5 +52,9 @@ describe('verifyChain', () => {
 
   it('is ok without a head to check', () => {
     expect(verifyChain(events.slice(0, 2))).toEqual({ ok: true, firstBrokenVersion: null });
+  });
+
+  it('hashes each link as chainHash does', () => {
+    for (const [i, e] of events.entries()) expect(fastLinkHash(i === 0 ? '' : events[i - 1].hash, e)).toBe(e.hash);
   });
 });

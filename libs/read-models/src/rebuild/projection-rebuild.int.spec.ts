@@ -3,7 +3,7 @@ import { toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
 import { sessionSummaryProjection } from '../session-summary/session-summary.projection.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
-import { auditAll } from '../audit/audit-all.js';
+import { auditAll } from '../audit/store/audit-all.js';
 import { exchange, newViews, newWriter, snapshotStored, writeSession } from '../audit/audit.fixtures.js';
 import { readCheckpoint, SessionIndexProjector } from '../session-index/session-index.projector.js';
 import { listSessions } from '../session-index/session-list.query.js';
@@ -108,7 +108,7 @@ describe('rebuilding session_index', () => {
     const row = (await indexRows()).find((r) => r.session_id === 'rb-02');
     expect(row).toMatchObject({ version: '4', message_count: 6 });
     expect((await listSessions(pool, { limit: 1 })).items).toHaveLength(1);
-    expect((await auditAll({ pool, store, views: newViews(store, pool) })).mismatches).toEqual([]);
+    expect((await auditAll({ pool })).mismatches).toEqual([]);
   });
 
   it('runs once when two replicas ask at once', async () => {

@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
 import { type EventStore, PostgresEventStore } from '#event-store';
-import { sessionSummaryProjection } from '../session-summary/session-summary.projection.js';
-import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
-import { SessionIndexProjector } from '../session-index/session-index.projector.js';
+import { sessionSummaryProjection } from '../../session-summary/session-summary.projection.js';
+import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.js';
+import { SessionIndexProjector } from '../../session-index/session-index.projector.js';
 import { type AuditProgress, auditAll } from './audit-all.js';
-import { newViews, newWriter, snapshotStored, writeSession } from './audit.fixtures.js';
+import { newViews, newWriter, snapshotStored, writeSession } from '../audit.fixtures.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -37,7 +37,7 @@ describe('auditing the whole store', () => {
     ]);
     const progress: AuditProgress[] = [];
     const report = await auditAll(
-      { pool, store, views: newViews(store, pool) },
+      { pool },
       { pageSize: 3, onProgress: (p) => progress.push(p) },
     );
     expect(report.sessions).toBe(7);
@@ -48,5 +48,17 @@ describe('auditing the whole store', () => {
     expect(report.mismatches[1].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
     expect(progress.map((p) => p.sessionId)).toEqual(SESSIONS);
     expect(progress.at(-1)).toMatchObject({ sessions: 7, total: 7, mismatches: 2, eventsReplayed: 28 });
+  });
+
+  it('finds the same in streams longer than a batch, read page by page, and only in streams changed since a time', async () => {
+    const paged = await auditAll({ pool }, { batchEvents: 3 });
+    expect(paged.eventsReplayed).toBe(7 * 4);
+    expect(paged.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6']);
+    expect(paged.mismatches[1].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
+    await pool.query(`UPDATE streams SET updated_at = now() - interval '1 day'`);
+    await pool.query(`UPDATE streams SET updated_at = now() WHERE stream_id = $1`, [toSessionStreamId('all-6')]);
+    const recent = await auditAll({ pool }, { since: new Date(Date.now() - 3_600_000) });
+    expect(recent.sessions).toBe(1);
+    expect(recent.mismatches.map((m) => m.sessionId)).toEqual(['all-6']);
   });
 });

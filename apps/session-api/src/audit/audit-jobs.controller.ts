@@ -1,0 +1,96 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
+import type { AuditJob, AuditJobAnswer } from './audit-job.js';
+import { jobIdParam, startAuditBody } from './audit-jobs.schemas.js';
+import { GetAuditJob } from './get-audit-job.query.js';
+import { StartStoreAudit } from './start-store-audit.command.js';
+
+/** SSE progress is sent at most this often (and once more at the end). */
+const LIVE_EVERY_MS = 250;
+
+/**
+ * Whole-store audits as jobs (scope `admin`): `POST /v1/audit` answers 202 with the job at once (the running
+ * one when a job already runs), `GET /v1/audit/{jobId}` its progress and at the end its mismatches, and
+ * `GET /v1/audit/{jobId}/live` the same as Server-Sent Events (`progress`, then one `done`). A job runs to its
+ * end whether or not anyone is listening.
+ */
+@ApiTags('audit')
+@ApiBearerAuth()
+@Controller('v1/audit')
+@RequireScope('admin')
+export class AuditJobsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
+
+  @Post()
+  @HttpCode(202)
+  async start(
+    @Body(new ZodValidationPipe(startAuditBody)) body: z.infer<typeof startAuditBody>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AuditJobAnswer & { alreadyRunning: boolean }> {
+    const { job, started } = await this.commands.execute(new StartStoreAudit(body?.since ? new Date(body.since) : null));
+    reply.header('Location', `/v1/audit/${job.jobId}`);
+    return { ...job.answer(), alreadyRunning: !started };
+  }
+
+  @Get(':jobId')
+  async get(@Param('jobId') jobId: string): Promise<AuditJobAnswer> {
+    return (await this.job(jobId)).answer();
+  }
+
+  @Get(':jobId/live')
+  @ApiProduces('text/event-stream')
+  async live(@Param('jobId') jobId: string, @Res() reply: FastifyReply): Promise<void> {
+    const job = await this.job(jobId);
+    reply.hijack();
+    const response = reply.raw;
+    response.writeHead(200, {
+      ...(Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined)) as OutgoingHttpHeaders),
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    const send = (event: string) => response.write(`event: ${event}\ndata: ${JSON.stringify(job.answer())}\n\n`);
+    let timer: NodeJS.Timeout | null = null;
+    const onProgress = () => {
+      timer ??= setTimeout(() => {
+        timer = null;
+        if (job.running) send('progress');
+      }, LIVE_EVERY_MS);
+    };
+    const cleanUp = () => {
+      if (timer) clearTimeout(timer);
+      job.off('progress', onProgress);
+      job.off('end', onEnd);
+    };
+    // The client leaving only unsubscribes it: the job goes on.
+    const onEnd = () => {
+      cleanUp();
+      send('done');
+      response.end();
+    };
+    response.on('close', cleanUp);
+    send('progress');
+    if (!job.running) return onEnd();
+    job.on('progress', onProgress);
+    job.on('end', onEnd);
+  }
+
+  private job(jobId: string): Promise<AuditJob> {
+    const checked = jobIdParam.safeParse(jobId);
+    if (!checked.success) {
+      throw new ProblemError(400, 'VALIDATION_FAILED', 'The path parameter jobId is not an audit job id.', [
+        { path: 'jobId', message: checked.error.issues[0]?.message ?? 'invalid' },
+      ]);
+    }
+    return this.queries.execute(new GetAuditJob(jobId));
+  }
+}

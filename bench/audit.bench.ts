@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { evolveAll, initialSessionState, toSessionStreamId, type SessionEvent, type SessionState } from '../libs/domain/src/index.js';
+import { PostgresEventStore } from '../libs/event-store/src/index.js';
+import { runMigrations } from '../libs/platform/src/index.js';
+import { auditAll, sessionSummaryProjection, SnapshotStore } from '../libs/read-models/src/index.js';
+import { startBenchCluster } from './bench-postgres.js';
+
+/**
+ * Whole-store audit benchmark: `npm run bench:audit` (DATABASE_URL, else its own throwaway cluster). Seeds two
+ * store shapes through the PostgreSQL event store (real hash chains, the inline summary row; the two newest
+ * snapshots written as the service keeps them): 1,000 sessions × 200 events and 100 sessions × 10,000 events,
+ * turns of a submission, a streamed journal (a tool call, tokens, `done`), a settle and the agent store's copy.
+ * Each shape is audited by a fresh child process (`auditAll`, default workers), which reports its events/s and
+ * its peak RSS. `npm run bench` may call `runAuditBench(url)`.
+ */
+const T0 = 1_790_000_000;
+const TOKENS_PER_TURN = 40;
+const APPEND_CHUNK = 500;
+
+export interface AuditBenchFigure {
+  readonly shape: string;
+  readonly sessions: number;
+  readonly events: number;
+  readonly seconds: number;
+  readonly eventsPerSecond: number;
+  /** CPU of the auditing process (all its threads; PostgreSQL not included): a figure a busy machine bends less. */
+  readonly cpuSeconds: number;
+  readonly peakRssMb: number;
+  readonly mismatches: number;
+}
+
+function sessionEvents(sessionId: string, count: number): SessionEvent[] {
+  const events: SessionEvent[] = [{ type: 'SessionStarted', data: { sessionId, title: `Bench ${sessionId}`, parentSessionId: null, createdAt: T0 } }];
+  for (let turn = 0, rowId = 0; events.length < count; turn += 1) {
+    const runId = `run-${turn}`;
+    const t = T0 + turn * 600;
+    const text = `question ${turn}: please look at item ${turn} and explain`;
+    events.push({ type: 'UserMessageSubmitted', data: { runId, text, attachments: [], source: null, submittedAt: t } });
+    let seq = 0;
+    const journal = (event: string, payload: Record<string, unknown>, at: number) =>
+      events.push({ type: 'JournalEventRecorded', data: { runId, seq: (seq += 1), event, payload, createdAt: at } });
+    journal('tool', { name: 'search', preview: `item ${turn}`, args: { q: `item ${turn}` } }, t + 1);
+    journal('tool_complete', { name: 'search', duration: 0.4, is_error: false }, t + 2);
+    for (let i = 0; i < TOKENS_PER_TURN; i += 1) journal('token', { text: `w${i} ` }, t + 3 + i / 100);
+    journal('done', {}, t + 10);
+    const answer = Array.from({ length: TOKENS_PER_TURN }, (_, i) => `w${i}`).join(' ');
+    const rows = [
+      { role: 'user', content: text, timestamp: t },
+      { role: 'assistant', content: answer, timestamp: t + 10 },
+    ];
+    events.push({ type: 'TurnSettled', data: { runId, rows, settledAt: t + 10 } } as SessionEvent);
+    const stateRows = [
+      { role: 'user', content: `[Workspace::v1: /w]\n${text}`, timestamp: t + 0.25, rowId: (rowId += 1), active: true },
+      { role: 'assistant', content: answer, timestamp: t + 10.5, rowId: (rowId += 1), active: true },
+    ];
+    events.push({ type: 'StateRowsObserved', data: { rows: stateRows, observedAt: t + 11 } } as SessionEvent);
+  }
+  return events.slice(0, count);
+}
+
+/** Appends each session in chunks (hash chain and summary row as the service writes them), two snapshots each. */
+export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number): Promise<void> {
+  const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  const snapshots = new SnapshotStore(pool);
+  const one = async (n: number) => {
+    const sessionId = `${prefix}-${n}`;
+    const streamId = toSessionStreamId(sessionId);
+    const events = sessionEvents(sessionId, eventsEach);
+    const snapshotAt = new Set([Math.floor((eventsEach * 3) / 4), eventsEach]);
+    let state: SessionState = initialSessionState();
+    for (let at = 0; at < events.length; ) {
+      const next = Math.min(events.length, at + APPEND_CHUNK, ...[...snapshotAt].filter((v) => v > at));
+      state = evolveAll(state, events.slice(at, next));
+      await store.append(streamId, events.slice(at, next), { expectedVersion: at, context: { state } });
+      at = next;
+      if (snapshotAt.has(at)) await snapshots.save(streamId, at, state);
+    }
+  };
+  for (let n = 0; n < sessions; n += 8) await Promise.all(Array.from({ length: Math.min(8, sessions - n) }, (_, i) => one(n + i)));
+}
+
+/** The audit in a process of its own, so its peak RSS is the audit's alone. */
+function auditInChild(url: string): Promise<{ events: number; seconds: number; cpuSeconds: number; peakRssMb: number; mismatches: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--audit-child'], {
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`audit child exited ${code}`))));
+  });
+}
+
+async function auditChild(url: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 6 });
+  try {
+    const report = await auditAll({ pool });
+    const usage = process.resourceUsage();
+    const peakRssMb = usage.maxRSS / 1024;
+    const cpuSeconds = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+    const { eventsReplayed: events, seconds, mismatches } = report;
+    process.stdout.write(JSON.stringify({ events, seconds, cpuSeconds, peakRssMb, mismatches: mismatches.length }));
+  } finally {
+    await pool.end();
+  }
+}
+
+export async function runAuditBench(url: string): Promise<AuditBenchFigure[]> {
+  await runMigrations(url);
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const figures: AuditBenchFigure[] = [];
+  try {
+    for (const [shape, sessions, eachEvents] of [['1,000 × 200', 1000, 200], ['100 × 10,000', 100, 10_000]] as const) {
+      await pool.query('TRUNCATE events, streams, session_summaries, session_snapshots, session_index, idempotency_keys');
+      const seeded = Date.now();
+      await seedAuditStore(pool, 'audit-bench', sessions, eachEvents);
+      await pool.query('VACUUM ANALYZE');
+      console.error(`audit bench: seeded ${shape} in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+      const r = await auditInChild(url);
+      figures.push({ shape, sessions, ...r, eventsPerSecond: Math.round(r.events / r.seconds) });
+    }
+  } finally {
+    await pool.end();
+  }
+  return figures;
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--audit-child')) return auditChild(process.env.DATABASE_URL as string);
+  const cluster = process.env.DATABASE_URL ? null : await startBenchCluster();
+  try {
+    const url = process.env.DATABASE_URL ?? (await (cluster as NonNullable<typeof cluster>).createDatabase('audit_bench'));
+    const figures = await runAuditBench(url);
+    console.log('| store | events | seconds | events/s | audit CPU s | events per CPU s | peak RSS (MB) | mismatches |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const f of figures) {
+      console.log(`| ${f.shape} | ${f.events} | ${f.seconds.toFixed(2)} | ${f.eventsPerSecond} | ${f.cpuSeconds.toFixed(2)} | ${Math.round(f.events / f.cpuSeconds)} | ${f.peakRssMb.toFixed(0)} | ${f.mismatches} |`);
+    }
+  } finally {
+    cluster?.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

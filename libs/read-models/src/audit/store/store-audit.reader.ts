@@ -1,0 +1,153 @@
+import type pg from 'pg';
+import { fromSessionStreamId, SESSION_STREAM_PREFIX } from '#domain';
+import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
+import { SESSION_INDEX } from '../../session-index/session-index.projector.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot-store.js';
+import type { StreamPart } from './audit-batch.processor.js';
+
+/** A session stream's head as the audit found it: its events are read up to this version, no further. */
+export interface AuditHead {
+  readonly streamId: string;
+  readonly sessionId: string;
+  readonly version: number;
+  readonly lastHash: string;
+}
+
+export type StoredBegin = Omit<NonNullable<StreamPart['begin']>, 'head'>;
+
+/** Sessions and events the audit will cover (for progress and ETA); `since` keeps streams changed at or after it. */
+export async function countStreams(pool: pg.Pool, since: Date | null): Promise<{ sessions: number; events: number }> {
+  const result = await pool.query(
+    `SELECT count(*)::int AS sessions, coalesce(sum(version), 0)::float8 AS events FROM streams
+      WHERE starts_with(stream_id, $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)`,
+    [SESSION_STREAM_PREFIX, since],
+  );
+  return { sessions: result.rows[0].sessions, events: result.rows[0].events };
+}
+
+/** One keyset page of stream heads, in stream id order. */
+export async function readHeads(pool: pg.Pool, after: string, since: Date | null, limit: number): Promise<AuditHead[]> {
+  const result = await pool.query({
+    text: `SELECT stream_id, version::int, last_hash FROM streams
+            WHERE starts_with(stream_id, $1) AND stream_id > $2 AND ($3::timestamptz IS NULL OR updated_at >= $3)
+            ORDER BY stream_id LIMIT $4`,
+    values: [SESSION_STREAM_PREFIX, after, since, limit],
+    rowMode: 'array',
+  });
+  return result.rows.map(([streamId, version, lastHash]) => ({
+    streamId,
+    sessionId: fromSessionStreamId(streamId) as string,
+    version,
+    lastHash,
+  }));
+}
+
+const columns = (heads: readonly AuditHead[]) => [heads.map((h) => h.streamId), heads.map((h) => h.version)];
+
+/**
+ * Everything stored about these sessions, text left unparsed. The index checkpoint is read before the index
+ * rows: once it has passed a stream's last event, any row read afterwards is at least that new.
+ */
+export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[]): Promise<Map<string, StoredBegin>> {
+  const [ids, versions] = columns(heads);
+  const passed = await pool.query({
+    text: `SELECT h.s, coalesce((c.transaction_id, c.global_position) >= (e.transaction_id, e.global_position), false)
+             FROM unnest($1::text[], $2::bigint[]) AS h(s, v)
+             JOIN events e ON e.stream_id = h.s AND e.version = h.v
+             LEFT JOIN projection_checkpoints c ON c.name = $3`,
+    values: [ids, versions, SESSION_INDEX],
+    rowMode: 'array',
+  });
+  const sessionIds = heads.map((h) => h.sessionId);
+  const [snapshots, summaries, index] = await Promise.all([
+    pool.query({
+      text: `SELECT stream_id, version::int, state::text FROM session_snapshots
+              WHERE stream_id = ANY($1::text[]) AND schema_version = $2 ORDER BY stream_id, session_snapshots.version`,
+      values: [ids, SNAPSHOT_SCHEMA_VERSION],
+      rowMode: 'array',
+    }),
+    pool.query({
+      text: `SELECT stream_id, version::int, data::text FROM session_summaries WHERE stream_id = ANY($1::text[])`,
+      values: [ids],
+      rowMode: 'array',
+    }),
+    pool.query(
+      `SELECT session_id, version::int, title, parent_session_id, status, archived, created_at, last_activity_at,
+              message_count, pending_turn, markers FROM ${SESSION_INDEX} WHERE session_id = ANY($1::text[])`,
+      [sessionIds],
+    ),
+  ]);
+  const stored = new Map<string, StoredBegin & { snapshots: { version: number; state: string }[] }>();
+  for (const h of heads) stored.set(h.streamId, { snapshots: [], summary: null, index: null, indexCaughtUp: false });
+  const of = (streamId: string) => stored.get(streamId) as StoredBegin & { snapshots: { version: number; state: string }[] };
+  for (const [s, caughtUp] of passed.rows) stored.set(s, { ...of(s), indexCaughtUp: Boolean(caughtUp) });
+  for (const [s, version, state] of snapshots.rows) of(s).snapshots.push({ version, state });
+  for (const [s, version, data] of summaries.rows) stored.set(s, { ...of(s), summary: { version, data } });
+  for (const row of index.rows) {
+    const streamId = heads[sessionIds.indexOf(row.session_id)].streamId;
+    stored.set(streamId, { ...of(streamId), index: indexRowFrom(row) });
+  }
+  return stored;
+}
+
+function indexRowFrom(row: Record<string, unknown>): StoredIndexRow {
+  return {
+    version: row.version as number,
+    title: row.title,
+    parentSessionId: row.parent_session_id,
+    status: row.status,
+    archived: row.archived,
+    createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+    messageCount: row.message_count,
+    pendingTurn: row.pending_turn,
+    markers: row.markers,
+  } as StoredIndexRow;
+}
+
+export interface EventColumns {
+  readonly versions: number[];
+  readonly types: string[];
+  readonly datas: string[];
+  readonly hashes: string[];
+}
+
+/** Every event of these (short) streams up to their heads, grouped by stream. */
+export async function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<Map<string, EventColumns>> {
+  const result = await pool.query({
+    text: `SELECT e.stream_id, e.version::int, e.type, e.data::text, e.hash
+             FROM unnest($1::text[], $2::bigint[]) AS h(s, v)
+             JOIN events e ON e.stream_id = h.s AND e.version <= h.v
+            ORDER BY e.stream_id, e.version`,
+    values: columns(heads),
+    rowMode: 'array',
+  });
+  const out = new Map<string, EventColumns>();
+  for (const h of heads) out.set(h.streamId, { versions: [], types: [], datas: [], hashes: [] });
+  for (const [s, version, type, data, hash] of result.rows) {
+    const c = out.get(s) as EventColumns;
+    c.versions.push(version);
+    c.types.push(type);
+    c.datas.push(data);
+    c.hashes.push(hash);
+  }
+  return out;
+}
+
+/** One keyset page of a long stream: versions after `after`, up to `to`. */
+export async function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<EventColumns> {
+  const result = await pool.query({
+    text: `SELECT version::int, type, data::text, hash FROM events
+            WHERE stream_id = $1 AND version > $2 AND version <= $3 ORDER BY version LIMIT $4`,
+    values: [streamId, after, to, limit],
+    rowMode: 'array',
+  });
+  const c: EventColumns = { versions: [], types: [], datas: [], hashes: [] };
+  for (const [version, type, data, hash] of result.rows) {
+    c.versions.push(version);
+    c.types.push(type);
+    c.datas.push(data);
+    c.hashes.push(hash);
+  }
+  return c;
+}

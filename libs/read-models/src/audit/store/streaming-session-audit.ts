@@ -1,0 +1,125 @@
+import { evolveAll, initialSessionState, render, renderTranscript, type SessionEvent, type SessionState, type SessionView } from '#domain';
+import { indexRowOf, type StoredIndexRow } from '../../session-index/index-row.builder.js';
+import { summaryRowOf } from '../../session-summary/summary-row.builder.js';
+import { type ChainLink, ChainFollower, type StreamHeadLink } from '../chain-verification.js';
+import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from '../deep-diff.js';
+import { jsonEqual } from '../json-equal.js';
+import type { SessionAudit } from '../session-audit.js';
+
+/** What is stored about one session, read before its events (the served view is derived, as a cold replica serves it). */
+export interface StoredModels {
+  readonly snapshots: readonly { readonly version: number; readonly state: unknown }[];
+  readonly summary: { readonly version: number; readonly data: unknown } | null;
+  readonly index: StoredIndexRow | null;
+  readonly indexCaughtUp: boolean;
+}
+
+/**
+ * One session audited as its events stream by, page after page: the chain is followed link by link, the fold
+ * advances, and each stored model is compared when the fold reaches the version it was written at. Memory holds
+ * the fold state, never the events. The served view is what a cold replica answers: the newest snapshot plus
+ * the tail folded on it (a second fold that starts at that snapshot).
+ */
+export class StreamingSessionAudit {
+  private readonly chain = new ChainFollower();
+  private readonly marks: number[];
+  private readonly differences: Difference[] = [];
+  private readonly servedFrom: { readonly version: number; readonly state: unknown } | null;
+  private state: SessionState = initialSessionState();
+  private served: SessionState | null = null;
+  private version = 0;
+  private failure: string | null = null;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly head: StreamHeadLink,
+    private readonly stored: StoredModels,
+    private readonly limit = DEFAULT_DIFFERENCE_LIMIT,
+  ) {
+    const within = (v: number) => v >= 0 && v <= head.version;
+    const snapshots = stored.snapshots.filter((s) => within(s.version));
+    this.servedFrom = snapshots.at(-1) ?? null;
+    const versions = [...snapshots.map((s) => s.version), stored.summary?.version ?? -1, stored.index?.version ?? -1];
+    this.marks = [...new Set(versions.filter(within))].sort((a, b) => a - b);
+    if (this.servedFrom?.version === 0) this.served = this.servedFrom.state as SessionState;
+    this.compareAt(0);
+  }
+
+  /** The next events of the stream, in version order. */
+  feed(events: readonly ChainLink[]): void {
+    for (const event of events) this.chain.push(event);
+    let from = 0;
+    while (from < events.length && this.failure === null) {
+      const mark = this.marks.find((m) => m > this.version);
+      const to = mark === undefined ? events.length : Math.min(events.length, from + mark - this.version);
+      this.advance(events.slice(from, to).map((e) => ({ type: e.type, data: e.data }) as SessionEvent));
+      from = to;
+      this.compareAt(this.version);
+    }
+  }
+
+  finish(): SessionAudit {
+    const chain = this.chain.verdict(this.head);
+    if (this.failure !== null) return this.result(chain, '', '', [{ path: 'replay', stored: undefined, replayed: `failed: ${this.failure}` }]);
+    const replayed = render(this.state);
+    const index = this.stored.index && this.stored.index.version <= this.head.version ? this.stored.index : null;
+    if (this.stored.indexCaughtUp && (index === null || index.version < this.version)) {
+      this.add([{ path: 'index.version', stored: index?.version, replayed: this.version }]);
+    }
+    let servedView: SessionView = replayed;
+    if (this.served !== null) {
+      servedView = this.safely(() => render(this.served as SessionState)) ?? replayed;
+      this.diff(servedView, replayed, 'view');
+    }
+    const replayedHash = renderTranscript(replayed, 'display').hash;
+    const storedHash = servedView === replayed ? replayedHash : renderTranscript(servedView, 'display').hash;
+    return this.result(chain, storedHash, replayedHash, this.differences);
+  }
+
+  private result(chain: SessionAudit['chain'], storedHash: string, replayedHash: string, differences: readonly Difference[]): SessionAudit {
+    const match = chain.ok && differences.length === 0;
+    return { sessionId: this.sessionId, version: this.version, storedHash, replayedHash, match, chain, differences };
+  }
+
+  private advance(events: readonly SessionEvent[]): void {
+    try {
+      this.state = evolveAll(this.state, events);
+      if (this.served !== null) this.served = evolveAll(this.served, events);
+    } catch (error) {
+      // Projections do not throw on odd events; if one ever does, that is a finding, not an outage.
+      this.failure = error instanceof Error ? error.message : String(error);
+    }
+    this.version += events.length;
+  }
+
+  private compareAt(version: number): void {
+    if (this.failure !== null || !this.marks.includes(version)) return;
+    for (const snapshot of this.stored.snapshots) {
+      if (snapshot.version === version) this.diff(snapshot.state, this.state, `snapshot@${version}`);
+    }
+    if (this.servedFrom?.version === version) this.served = this.servedFrom.state as SessionState;
+    const { summary, index } = this.stored;
+    if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
+    if (index?.version === version) this.diff(index, indexRowOf(render(this.state), version), 'index');
+  }
+
+  private safely<T>(work: () => T): T | null {
+    try {
+      return work();
+    } catch (error) {
+      this.add([{ path: 'view', stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
+      return null;
+    }
+  }
+
+  /** Paths are built only for what differs. */
+  private diff(stored: unknown, replayed: unknown, path: string): void {
+    if (!jsonEqual(stored, replayed)) this.add(deepDiff(stored, replayed, { path, limit: this.room() }));
+  }
+
+  private room = () => this.limit - this.differences.length;
+
+  private add(found: readonly Difference[]): void {
+    for (const d of found) if (this.differences.length < this.limit) this.differences.push(d);
+  }
+}
