@@ -28,58 +28,41 @@ interface Frame {
 const FAST_DEPTH = 256;
 
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  // The common case, recursively and without paths; anything unusual (too deep, a value JSON cannot carry,
-  // a cycle, which ends as too deep) is walked again by the careful walk, which explains a refusal.
-  if (writeFast(value, out, 0)) return out.join('');
-  return canonicalJsonCareful(value);
+  // The common case, recursively, by string concatenation and without paths; anything unusual (too deep, a
+  // value JSON cannot carry, a cycle, which ends as too deep) is walked again by the careful walk, which
+  // explains a refusal. The audit hashes every event of a store with this: it is about twice the speed.
+  return writeFast(value, 0) ?? canonicalJsonCareful(value);
 }
 
-function writeFast(value: unknown, out: string[], depth: number): boolean {
-  switch (typeof value) {
-    case 'string':
-      out.push(JSON.stringify(value));
-      return true;
-    case 'number':
-      if (!Number.isFinite(value)) return false;
-      out.push(Object.is(value, -0) ? '0' : JSON.stringify(value));
-      return true;
-    case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return true;
-    case 'object': {
-      if (value === null) {
-        out.push('null');
-        return true;
-      }
-      if (depth >= FAST_DEPTH) return false;
-      if (Array.isArray(value)) {
-        out.push('[');
-        for (let i = 0; i < value.length; i += 1) {
-          if (i > 0) out.push(',');
-          if (!writeFast(value[i], out, depth + 1)) return false;
-        }
-        out.push(']');
-        return true;
-      }
-      const object = value as Record<string, unknown>;
-      const keys = Object.keys(object).sort();
-      out.push('{');
-      let first = true;
-      for (const key of keys) {
-        const item = object[key];
-        if (item === undefined) continue;
-        if (!first) out.push(',');
-        first = false;
-        out.push(JSON.stringify(key), ':');
-        if (!writeFast(item, out, depth + 1)) return false;
-      }
-      out.push('}');
-      return true;
+function writeFast(value: unknown, depth: number): string | null {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? (value === 0 ? '0' : String(value)) : null;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (value === null) return 'null';
+  if (typeof value !== 'object' || depth >= FAST_DEPTH) return null;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) {
+      const item = writeFast(value[i], depth + 1);
+      if (item === null) return null;
+      out += i === 0 ? item : `,${item}`;
     }
-    default:
-      return false;
+    return `${out}]`;
   }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = object[key];
+    if (item === undefined) continue;
+    const written = writeFast(item, depth + 1);
+    if (written === null) return null;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${written}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /** The careful walk: an explicit stack (any depth), cycle detection, and the path of what it refuses. */

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { parsedCanonicalJson } from './parsed-canonical-json.js';
+import { canonicalJson } from '#domain';
 
 export interface ChainLink {
   readonly version: number;
@@ -27,7 +27,7 @@ const broken = (version: number): ChainVerdict => ({ ok: false, firstBrokenVersi
  */
 export function fastLinkHash(previous: string, event: ChainLink): string | null {
   try {
-    return hash('sha256', previous + parsedCanonicalJson({ data: event.data, type: event.type, version: event.version }), 'hex');
+    return hash('sha256', previous + canonicalJson({ data: event.data, type: event.type, version: event.version }), 'hex');
   } catch {
     return null;
   }
