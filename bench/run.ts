@@ -9,6 +9,7 @@ import { journalRequest, prepareJournalClients, startChronicle, type JournalClie
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBench } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
+import { runAuditBench } from './audit.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runHttpLoad, type LoadResult } from './http-load.js';
@@ -324,6 +325,14 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≥ 1,000,000 events/s', pass: atLeast(1_000_000) },
     },
     { figure: 'Merge 10k+10k', unit: 'ms', runs: runsOf('merge.ms'), target: { text: '≤ 15 ms', pass: (v) => v <= 15 } },
+    ...(['auditSmall', 'auditLong'] as const).flatMap((id): ResultRow[] => {
+      const shape = id === 'auditSmall' ? '1,000 sessions × 200 events' : '100 sessions × 10,000 events';
+      return [
+        { figure: `Whole-store audit, ${shape}`, unit: 'events/s', runs: runsOf(`${id}.eventsPerSecond`), target: { text: '≥ 100,000 events/s', pass: atLeast(100_000) } },
+        { figure: `Whole-store audit, ${shape}, peak RSS`, unit: 'MB', runs: runsOf(`${id}.peakRssMb`), target: { text: '≤ 200 MB', pass: (v) => v <= 200 } },
+        { figure: `Whole-store audit, ${shape}, mismatches`, unit: 'count', runs: runsOf(`${id}.mismatches`), target: { text: '0', pass: (v) => v === 0 } },
+      ];
+    }),
     { figure: 'import-hermes, 500 sessions (8 rows, state.db, 40-event journal each)', unit: 'sessions/s', runs: runsOf('import.sessionsPerSecond') },
     { figure: 'import-hermes, events appended', unit: 'events/s', runs: runsOf('import.eventsPerSecond') },
     { figure: 'import-hermes re-run (appends nothing)', unit: 's', runs: runsOf('import.rerunSeconds') },
@@ -517,6 +526,18 @@ async function main(): Promise<void> {
       progress(`  append: p50 ${result.shortP50Ms.toFixed(2)} ms vs ${result.longP50Ms.toFixed(2)} ms, ratio ${result.p50Ratio.toFixed(2)}`);
     });
   }
+  // One run: it seeds 1,200,000 events (the audit figure is itself a whole-store pass, minutes of work).
+  await step('audit', async () => {
+    progress('audit bench (seeds 1,000 × 200 and 100 × 10,000 events, audits each in a child process)');
+    const url = await cluster!.createDatabase('bench_audit');
+    for (const figure of await runAuditBench(url)) {
+      const id = figure.sessions === 1000 ? 'auditSmall' : 'auditLong';
+      record(`${id}.eventsPerSecond`, 0, figure.eventsPerSecond);
+      record(`${id}.peakRssMb`, 0, figure.peakRssMb);
+      record(`${id}.mismatches`, 0, figure.mismatches);
+      progress(`  audit ${figure.shape}: ${figure.eventsPerSecond} events/s, RSS ${figure.peakRssMb.toFixed(0)} MB, ${figure.mismatches} mismatches`);
+    }
+  });
   for (let round = 0; round < RUNS; round += 1) {
     await step(`import round ${round + 1}`, async () => {
       progress(`import-hermes bench ${round + 1}/${RUNS} (500 sessions)`);
