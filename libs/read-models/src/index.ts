@@ -19,6 +19,7 @@ export {
 export { auditAll, type AuditAllOptions, type AuditProgress, type AuditReport } from './audit/store/audit-all.js';
 export { StreamingSessionAudit, type StoredModels } from './audit/store/streaming-session-audit.js';
 export { ChainFollower } from './audit/chain-verification.js';
+export { CONTINUOUS_AUDIT, ContinuousAuditor, type ContinuousAuditorOptions } from './audit/continuous-auditor.js';
 export {
   isRebuildable,
   ProjectionNotFoundError,

@@ -3,6 +3,7 @@ import { SessionsModule } from '../sessions/sessions.module.js';
 import { AuditJobs } from './audit-jobs.js';
 import { AuditJobsController } from './audit-jobs.controller.js';
 import { AuditController } from './audit.controller.js';
+import { ContinuousAuditService } from './continuous-audit.service.js';
 import { GetAuditJobHandler } from './get-audit-job.handler.js';
 import { StartStoreAuditHandler } from './start-store-audit.handler.js';
 
@@ -10,6 +11,6 @@ import { StartStoreAuditHandler } from './start-store-audit.handler.js';
 @Module({
   imports: [SessionsModule],
   controllers: [AuditController, AuditJobsController],
-  providers: [AuditJobs, StartStoreAuditHandler, GetAuditJobHandler],
+  providers: [AuditJobs, StartStoreAuditHandler, GetAuditJobHandler, ContinuousAuditService],
 })
 export class AuditModule {}

@@ -20,6 +20,9 @@ const envSchema = z.object({
     .transform(Number)
     .default(0),
   CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
+  /** The continuous auditor's interval; 0 (the default) = off. */
+  CHRONICLE_AUDIT_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+  CHRONICLE_AUDIT_SESSIONS_PER_PASS: z.coerce.number().int().min(1).max(10_000).default(20),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(4),
@@ -40,6 +43,9 @@ export interface ChronicleConfig {
   /** Requests per minute per API key unless the key sets its own (`@N`); 0 = no limit. */
   readonly rateLimitPerMinute: number;
   readonly recoveryIntervalMs: number;
+  /** Continuous auditor: interval (0 = off) and sessions verified per pass. */
+  readonly auditIntervalMs: number;
+  readonly auditSessionsPerPass: number;
   readonly snapshotEvery: number;
   readonly dbPoolSize: number;
   /** Group-commit transactions in flight at once; appends arriving while all are busy go together in the next. */
@@ -90,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     bodyLimitBytes: e.CHRONICLE_BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.CHRONICLE_RATE_LIMIT_PER_MINUTE,
     recoveryIntervalMs: e.CHRONICLE_RECOVERY_INTERVAL_MS,
+    auditIntervalMs: e.CHRONICLE_AUDIT_INTERVAL_MS,
+    auditSessionsPerPass: e.CHRONICLE_AUDIT_SESSIONS_PER_PASS,
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
     appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,

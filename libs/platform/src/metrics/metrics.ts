@@ -120,6 +120,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly auditVerified = new Counter({
+    name: 'chronicle_audit_sessions_verified_total',
+    help: 'Sessions the continuous auditor re-verified, by result (match, mismatch)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly auditChainBreaks = new Counter({
+    name: 'chronicle_audit_chain_breaks_total',
+    help: 'Sessions the continuous auditor found with a broken hash chain',
+    registers: [this.registry],
+  });
+
+  readonly auditLag = new Gauge({
+    name: 'chronicle_audit_lag_events',
+    help: 'Events past the continuous auditor checkpoint (capped)',
+    registers: [this.registry],
+  });
+
   readonly viewCache = new Counter({
     name: 'chronicle_view_cache_total',
     help: 'Rendered-view cache lookups, by result',

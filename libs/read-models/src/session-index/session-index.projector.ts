@@ -171,7 +171,7 @@ export async function readCheckpoint(client: pg.ClientBase | pg.Pool, name: stri
   return row ? { transactionId: row.transaction_id, globalPosition: row.global_position } : START;
 }
 
-export async function writeCheckpoint(client: pg.ClientBase, name: string, checkpoint: Checkpoint): Promise<void> {
+export async function writeCheckpoint(client: pg.ClientBase | pg.Pool, name: string, checkpoint: Checkpoint): Promise<void> {
   await client.query(
     `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, $2::text::xid8, $3)
      ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,

@@ -1,0 +1,36 @@
+import type pg from 'pg';
+import type { EventStore } from '#event-store';
+import { useTestDatabase } from '../../../../test/support/database.js';
+import { newViews, newWriter, writeSession } from './audit.fixtures.js';
+import { ContinuousAuditor } from './continuous-auditor.js';
+
+const db = useTestDatabase();
+let pool: pg.Pool;
+let store: EventStore;
+beforeAll(() => {
+  ({ pool, store } = db);
+});
+
+describe('the continuous auditor, pass by pass', () => {
+  it('verifies at most its bound of changed sessions per pass, then the rest, then nothing until a session changes', async () => {
+    const views = newViews(store, pool);
+    const writer = newWriter(store, views);
+    for (const id of ['pass-a', 'pass-b', 'pass-c']) await writeSession(writer, id, 2);
+    const lags: number[] = [];
+    const auditor = new ContinuousAuditor({ pool, store, views }, { sessionsPerPass: 2, onLag: (events) => lags.push(events) });
+    const first = await auditor.pass();
+    // Sessions of earlier tests in this database come first; every pass takes at most two.
+    expect(first.length).toBeLessThanOrEqual(2);
+    const seen = new Set(first.map((audit) => audit.sessionId));
+    for (let guard = 0; guard < 20 && lags.at(-1) !== 0; guard += 1) {
+      const next = await auditor.pass();
+      expect(next.length).toBeLessThanOrEqual(2);
+      for (const audit of next) seen.add(audit.sessionId);
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(['pass-a', 'pass-b', 'pass-c']));
+    expect(await auditor.pass()).toEqual([]);
+    await writer.write('pass-b', () => ({ events: [{ type: 'MessagesRecorded', data: { rows: [{ role: 'user', content: 'later', timestamp: 2_000_000_000 }] } }] }));
+    const again = await auditor.pass();
+    expect(again.map((audit) => [audit.sessionId, audit.match])).toEqual([['pass-b', true]]);
+  });
+});

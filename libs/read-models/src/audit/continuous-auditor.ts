@@ -1,0 +1,72 @@
+import { fromSessionStreamId } from '#domain';
+import type { EventStore } from '#event-store';
+import { LAG_CAP, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
+import { type AuditDeps, auditSession, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
+
+/** Its checkpoint in `projection_checkpoints`: the events whose sessions it has verified since. */
+export const CONTINUOUS_AUDIT = 'continuous_audit';
+
+export interface ContinuousAuditorOptions {
+  /** Sessions verified per pass at most (the bound on its work per interval). */
+  readonly sessionsPerPass: number;
+  /** Events looked at per pass at most. */
+  readonly eventsPerPass?: number;
+  readonly onVerified?: (audit: SessionAudit) => void;
+  /** Events past its checkpoint after a pass (at most LAG_CAP). */
+  readonly onLag?: (events: number) => void;
+}
+
+/**
+ * Re-verifies, a bounded amount per pass, every session that changed since its checkpoint: the events past the
+ * checkpoint (commit-safe order, as the projector reads them) name the sessions; each is audited at its head
+ * (hash chain, every stored read model against a pure replay, `auditSession`); the checkpoint then moves past
+ * the events of the sessions verified. A session cut off by the bound is verified first in the next pass.
+ */
+export class ContinuousAuditor {
+  constructor(
+    private readonly deps: AuditDeps & { readonly store: EventStore },
+    private readonly options: ContinuousAuditorOptions,
+  ) {}
+
+  async pass(): Promise<SessionAudit[]> {
+    const { pool, store } = this.deps;
+    const checkpoint = await readCheckpoint(pool, CONTINUOUS_AUDIT);
+    const { positions } = await store.readPositions({ after: checkpoint, limit: this.options.eventsPerPass ?? 2000 });
+    const sessions: string[] = [];
+    let covered = positions.length;
+    for (let index = 0; index < positions.length; index += 1) {
+      const sessionId = fromSessionStreamId(positions[index]!.streamId);
+      if (sessionId === null || sessions.includes(sessionId)) continue;
+      if (sessions.length === this.options.sessionsPerPass) {
+        covered = index;
+        break;
+      }
+      sessions.push(sessionId);
+    }
+    const audits: SessionAudit[] = [];
+    for (const sessionId of sessions) {
+      try {
+        const audit = await auditSession(this.deps, sessionId);
+        audits.push(audit);
+        this.options.onVerified?.(audit);
+      } catch (error) {
+        if (!(error instanceof AuditSessionNotFoundError)) throw error;
+      }
+    }
+    const last = positions[covered - 1];
+    if (last) await writeCheckpoint(pool, CONTINUOUS_AUDIT, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+    if (this.options.onLag) this.options.onLag(await this.lag());
+    return audits;
+  }
+
+  private async lag(): Promise<number> {
+    const checkpoint = await readCheckpoint(this.deps.pool, CONTINUOUS_AUDIT);
+    const result = await this.deps.pool.query(
+      `SELECT count(*)::int AS lag FROM (
+         SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+          ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
+      [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
+    );
+    return result.rows[0].lag;
+  }
+}
