@@ -19,7 +19,7 @@ export interface Chronicle {
   readonly service: ServiceProcess;
 }
 
-export async function startChronicle(databaseUrl: string, dataDir: string): Promise<Chronicle> {
+export async function startChronicle(databaseUrl: string, dataDir: string, env: Record<string, string> = {}): Promise<Chronicle> {
   const port = await freePort();
   mkdirSync(dataDir, { recursive: true });
   const main = fileURLToPath(new URL('../apps/session-api/src/main.js', import.meta.url));
@@ -34,6 +34,7 @@ export async function startChronicle(databaseUrl: string, dataDir: string): Prom
     CHRONICLE_RATE_LIMIT_PER_MINUTE: '0',
     CHRONICLE_RECOVERY_INTERVAL_MS: '0',
     NODE_ENV: 'production',
+    ...env,
   });
   await waitForHttp(service, port, '/health/ready');
   return { port, service };

@@ -333,6 +333,14 @@ function rows(adapterNote: string): ResultRow[] {
         { figure: `Whole-store audit, ${shape}, mismatches`, unit: 'count', runs: runsOf(`${id}.mismatches`), target: { text: '0', pass: (v) => v === 0 } },
       ];
     }),
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients, continuous auditor on',
+      unit: 'events/s',
+      runs: runsOf('chronicle1x16audited.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle1x16audited.eventsPerSecond', 'chronicle1x16.eventsPerSecond'), of: 'auditor off' },
+      target: { text: '≥ 0.95× auditor off', pass: ratioAtLeast(0.95) },
+      ...none('chronicle1x16audited'),
+    },
     { figure: 'import-hermes, 500 sessions (8 rows, state.db, 40-event journal each)', unit: 'sessions/s', runs: runsOf('import.sessionsPerSecond') },
     { figure: 'import-hermes, events appended', unit: 'events/s', runs: runsOf('import.eventsPerSecond') },
     { figure: 'import-hermes re-run (appends nothing)', unit: 's', runs: runsOf('import.rerunSeconds') },
@@ -425,6 +433,12 @@ async function main(): Promise<void> {
     chronicle = await startChronicle(chronicleUrl, workDir!);
     progress(`Chronicle ready on 127.0.0.1:${chronicle.port} (pid ${chronicle.service.pid})`);
   });
+  // The same service with the continuous auditor on (every second, the default 20 sessions per pass), on a
+  // database of its own: its 16-client ingest against the one above, round by round.
+  let audited: Awaited<ReturnType<typeof startChronicle>> | undefined;
+  await step('start Chronicle with the continuous auditor', async () => {
+    audited = await startChronicle(await cluster!.createDatabase('chronicle_audited'), join(workDir!, 'audited'), { CHRONICLE_AUDIT_INTERVAL_MS: '1000' });
+  });
   let readTarget: ReadTarget | undefined;
   await step('prepare the read session', async () => {
     if (!chronicle) return;
@@ -485,6 +499,13 @@ async function main(): Promise<void> {
         await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service, projectorOf: service.port } : {}) });
       });
     }
+    if (audited) {
+      const service = audited;
+      await step(`chronicle1x16audited round ${round + 1}`, async () => {
+        const clients = await prepareJournalClients(service.port, `r${round}-audited`, 16);
+        await httpPhase(round, { id: 'chronicle1x16audited', port: service.port, connections: 16, eventsPerRequest: 1, clients });
+      });
+    }
     const target = readTarget;
     if (!target) continue;
     for (const [id, revalidate] of [['read64', false], ['notModified64', true]] as const) {
@@ -514,7 +535,7 @@ async function main(): Promise<void> {
     });
   }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {
