@@ -242,6 +242,10 @@ describe('the admin dashboard at /admin', () => {
     await page.goto(`${base}/admin/#/sessions/crash-1/audit`);
     await page.getByText('Audits need an admin key').waitFor();
     expect(await page.getByRole('button', { name: 'Run audit' }).count()).toBe(0);
+    // Every list has an empty state.
+    await page.goto(`${base}/admin/#/?q=no-such-session`);
+    await page.getByText('No session matches').waitFor();
+    await shot('10-read-key-empty-state');
   });
 
   it('opens a 10,000-message session in under a second, rendering only what is in view', async () => {
@@ -264,5 +268,11 @@ describe('the admin dashboard at /admin', () => {
     await page.locator('.vlist').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     await page.getByText(/Message 50\d\d:/).first().waitFor();
     await shot('9-long-session');
+    // The theme follows the system.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${base}/admin/#/sessions/crash-1`);
+    await page.locator('.msg-marker').waitFor();
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 19, 25)');
+    await shot('11-dark-theme');
   });
 });
