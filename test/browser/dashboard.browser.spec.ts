@@ -110,7 +110,7 @@ describe('the admin dashboard at /admin', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
     expect(page.url()).not.toContain(KEYS.admin);
-    expect(await page.evaluate(() => sessionStorage.getItem('chronicle.admin.key'))).toBe(KEYS.admin);
+    expect(await page.evaluate("sessionStorage.getItem('chronicle.admin.key')")).toBe(KEYS.admin);
   });
 
   it('finds the interrupted session under "recovering"', async () => {
@@ -141,7 +141,7 @@ describe('the admin dashboard at /admin', () => {
     expect(await page.locator('.vlist img').count()).toBe(0);
     expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
     expect(await page.getByText('click me').first().evaluate((el) => el.closest('a'))).toBeNull();
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(dialogs).toEqual([]);
     // Reasoning is collapsed.
     expect(await page.locator('details.reasoning').first().getAttribute('open')).toBeNull();
@@ -272,7 +272,7 @@ describe('the admin dashboard at /admin', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${base}/admin/#/sessions/crash-1`);
     await page.locator('.msg-marker').waitFor();
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 19, 25)');
+    expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(15, 19, 25)');
     await shot('11-dark-theme');
   });
 });
