@@ -84,6 +84,18 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
+  // The dashboard runs in the browser (typescript-eslint leaves undefined names to tsc, which knows the DOM
+  // from the dashboard's tsconfig); it may import nothing of the service but its HTTP API.
+  {
+    files: ['apps/admin-dashboard/src/**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { ecmaFeatures: { jsx: true } } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^#', message: 'The dashboard talks to the service over HTTP only.' }, { group: ['node:*', '**/libs/**', '**/session-api/**'], message: 'The dashboard runs in the browser and talks to the service over HTTP only.' }] },
+      ],
+    },
+  },
   fastifyOnly,
   libsIndependentOfApps,
   domainPurity,

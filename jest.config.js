@@ -48,5 +48,7 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.unit.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/**/*.int.spec.ts'], setupFilesAfterEnv: [slowTier] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], setupFilesAfterEnv: [slowTier] },
+    // The admin dashboard in Debian's Chromium against the real app (test/browser).
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/**/*.browser.spec.ts'], setupFilesAfterEnv: [slowTier] },
   ],
 };

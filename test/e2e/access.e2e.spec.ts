@@ -13,8 +13,8 @@ afterAll(async () => {
   await t.close();
 });
 
-/** Routes Fastify holds that no Nest controller declares: Swagger's UI, its assets, the JSON and YAML. All public. */
-const PUBLIC_OUTSIDE_NEST = /^\/docs(-yaml)?(\/|$)/;
+/** Routes Fastify holds that no Nest controller declares: Swagger's UI, its assets, the JSON and YAML, and the admin dashboard's static files. All public. */
+const PUBLIC_OUTSIDE_NEST = /^\/(docs(-yaml)?|admin)(\/|$)/;
 
 const join = (...parts: string[]) => `/${parts.join('/')}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

@@ -14,6 +14,7 @@ import {
   requestIdFor,
   RouteTable,
 } from '#platform';
+import { registerAdminDashboard } from './admin/admin-dashboard.js';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
 import { routeAccessLookup } from './route-access.js';
@@ -61,6 +62,7 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   registerRequestMetrics(fastify, app.get(Metrics));
   // Routes (the docs included) must all be registered before Fastify is ready; after it, none can be.
   setupDocs(app);
+  registerAdminDashboard(fastify);
   await app.init();
   access.lookup = routeAccessLookup(app);
   await fastify.ready();

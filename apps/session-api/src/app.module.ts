@@ -14,6 +14,7 @@ import {
   RouteTable,
 } from '#platform';
 import { CONFIG } from './app.constants.js';
+import { KeyScopesController } from './admin/key-scopes.controller.js';
 import { AuditModule } from './audit/audit.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthController } from './health/health.controller.js';
@@ -85,7 +86,7 @@ export class AppModule {
         AuditModule,
         ImportModule,
       ],
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController, MetricsController, KeyScopesController],
     };
   }
 }

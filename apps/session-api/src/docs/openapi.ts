@@ -71,6 +71,7 @@ const ROUTES: Record<string, Record<string, Route>> = {
     post: { summary: 'Start a session (SessionStarted); 200 + duplicate when it exists', scope: 'ingest', body: startSessionBody, ok: writeResult, status: 201 },
     get: { summary: 'List sessions from the async index (status, q, cursor pagination)', scope: 'read', query: sessionListQuery },
   },
+  '/v1/key': { get: { summary: 'The scopes of the key this request carries (the dashboard checks a key at sign-in)', scope: 'read' } },
   '/v1/sessions/{id}': { get: { summary: 'Session summary folded at the current version', scope: 'read' } },
   '/v1/sessions/{id}/messages': { post: { summary: 'MessagesRecorded: UI-owned committed rows', scope: 'ingest', body: messagesBody, ok: writeResult } },
   '/v1/sessions/{id}/submissions': { post: { summary: 'UserMessageSubmitted: a user turn starts', scope: 'ingest', body: submissionBody, ok: writeResult } },

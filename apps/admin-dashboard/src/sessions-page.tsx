@@ -1,0 +1,144 @@
+import { useEffect, useRef, useState } from 'react';
+import { SESSION_STATUSES, type SessionPage, type SessionStatus } from './api';
+import type { Auth } from './app';
+import { formatAgo, formatTime } from './format';
+import { Empty, ProblemView } from './problem-view';
+import { sessionHref } from './router';
+import { useAsync } from './use-async';
+
+const PAGE_SIZE = 25;
+const REFRESH_MS = 5000;
+
+function setParams(status: string, q: string) {
+  const params = new URLSearchParams();
+  if (status) params.set('status', status);
+  if (q) params.set('q', q);
+  const query = params.toString();
+  window.history.replaceState(null, '', `#/${query ? `?${query}` : ''}`);
+}
+
+export function StatusBadge({ status }: { status: SessionStatus | string | undefined }) {
+  return <span className={`badge status-${status ?? 'active'}`}>{status ?? 'active'}</span>;
+}
+
+/** Sessions from the async index: filter, search, cursor paging; the page refreshes itself. */
+export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchParams }) {
+  const [status, setStatus] = useState(params.get('status') ?? '');
+  const [q, setQ] = useState(params.get('q') ?? '');
+  const [query, setQuery] = useState(q);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const cursor = cursors[cursors.length - 1];
+  const search = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(q.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [q]);
+  useEffect(() => {
+    setCursors([null]);
+    setParams(status, query);
+  }, [status, query]);
+
+  const page = useAsync<SessionPage>(
+    (signal) => {
+      const url = new URLSearchParams({ limit: String(PAGE_SIZE) });
+      if (status) url.set('status', status);
+      if (query) url.set('q', query);
+      if (cursor) url.set('cursor', cursor);
+      return auth.api.get(`/v1/sessions?${url}`, signal);
+    },
+    [status, query, cursor],
+  );
+  const { reload } = page;
+  useEffect(() => {
+    const timer = setInterval(() => document.visibilityState === 'visible' && reload(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
+
+  // `/` jumps to the search box, as in most consoles.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === '/' && !(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement)) {
+        event.preventDefault();
+        search.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const items = page.data?.items ?? [];
+  return (
+    <section className="page">
+      <div className="page-head">
+        <h1>Sessions</h1>
+        <span className="muted small" aria-live="polite">
+          {page.loading ? 'Refreshing…' : `Refreshes every ${REFRESH_MS / 1000} s`}
+        </span>
+      </div>
+      <div className="toolbar" role="search">
+        <div className="segmented" role="radiogroup" aria-label="Status">
+          {['', ...SESSION_STATUSES].map((s) => (
+            <button key={s || 'all'} type="button" role="radio" aria-checked={status === s} className={status === s ? 'on' : ''} onClick={() => setStatus(s)}>
+              {s || 'all'}
+            </button>
+          ))}
+        </div>
+        <input ref={search} type="search" className="search" placeholder="Search title or id  ( / )" aria-label="Search sessions by title or id" value={q} onChange={(e) => setQ(e.target.value)} />
+      </div>
+      {page.error !== undefined && <ProblemView error={page.error} />}
+      {page.data && items.length === 0 ? (
+        <Empty title={status || query ? 'No session matches' : 'No sessions yet'}>
+          {status || query ? 'Try another status or search.' : 'Sessions appear here once a gateway or an import starts one.'}
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table sessions-table">
+            <thead>
+              <tr>
+                <th>Title</th>
+                <th>Id</th>
+                <th>Status</th>
+                <th className="num">Messages</th>
+                <th className="num">Markers</th>
+                <th>Last activity</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((s) => {
+                const markers = s.markers ? s.markers.pending + s.markers.recovered + s.markers.noOutput + s.markers.neutral : 0;
+                return (
+                  <tr key={s.sessionId}>
+                    <td>
+                      <a className="row-link" href={sessionHref(s.sessionId)}>
+                        {s.title || <span className="muted">Untitled</span>}
+                      </a>
+                    </td>
+                    <td>
+                      <code>{s.sessionId}</code>
+                    </td>
+                    <td>
+                      <StatusBadge status={s.status} />
+                    </td>
+                    <td className="num">{s.messageCount}</td>
+                    <td className="num">{markers > 0 ? <span title={`${s.markers.pending} pending, ${s.markers.recovered} recovered, ${s.markers.noOutput} no output, ${s.markers.neutral} neutral`}>{markers}</span> : <span className="muted">0</span>}</td>
+                    <td title={formatTime(s.lastActivityAt)}>{formatAgo(s.lastActivityAt)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="pager">
+        <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+          ← Newer
+        </button>
+        <span className="muted small">Page {cursors.length}</span>
+        <button type="button" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>
+          Older →
+        </button>
+      </div>
+    </section>
+  );
+}

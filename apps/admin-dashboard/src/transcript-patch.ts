@@ -1,0 +1,54 @@
+import type { Marker, MessageRow, Streaming, ToolCard, Transcript, TranscriptPatch, View } from './api';
+
+/** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
+export interface HeldTranscript {
+  readonly version: number;
+  readonly view: View;
+  readonly hash: string;
+  readonly messages: readonly MessageRow[];
+  readonly toolCards: readonly ToolCard[];
+  readonly markers: readonly Marker[] | null;
+  readonly streaming: Streaming | null;
+}
+
+export function holdTranscript(transcript: Transcript, markers: readonly Marker[] | null = null): HeldTranscript {
+  return {
+    version: transcript.version,
+    view: transcript.view,
+    hash: transcript.hash,
+    messages: transcript.messages,
+    toolCards: transcript.toolCards,
+    markers,
+    streaming: transcript.streaming ?? null,
+  };
+}
+
+/**
+ * Applies a `since` delta (README "Watching a session while it streams"): keep the first `from` rows held,
+ * append `messages`. A patch older than what is held changes nothing; `from` beyond the rows held (a delta
+ * from a version we never had) cannot be applied and answers null, so the caller loads the whole transcript.
+ */
+export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTranscript | null {
+  if (patch.version < held.version) return held;
+  if (patch.from > held.messages.length) return null;
+  const kept = patch.from === held.messages.length ? held.messages : held.messages.slice(0, patch.from);
+  return {
+    version: patch.version,
+    view: held.view,
+    hash: patch.hash,
+    messages: patch.messages.length === 0 ? kept : kept.concat(patch.messages),
+    toolCards: patch.toolCards,
+    markers: patch.markers,
+    streaming: patch.streaming ?? null,
+  };
+}
+
+/** The visible text of a row: a string, or its text parts joined. */
+export function textOf(content: MessageRow['content']): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .filter((text) => text !== '')
+    .join('\n\n');
+}

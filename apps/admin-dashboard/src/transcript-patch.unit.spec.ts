@@ -1,0 +1,35 @@
+import type { MessageRow, TranscriptPatch } from './api';
+import { applyPatch, type HeldTranscript, textOf } from './transcript-patch';
+
+const row = (content: string): MessageRow => ({ role: 'assistant', content });
+const held: HeldTranscript = { version: 4, view: 'display', hash: 'h4', messages: [row('a'), row('b'), row('c')], toolCards: [], markers: [], streaming: null };
+const patch = (over: Partial<TranscriptPatch>): TranscriptPatch => ({ version: 5, hash: 'h5', since: 4, from: 3, messages: [], toolCards: [], markers: [], streaming: null, ...over });
+
+describe('applying a transcript patch', () => {
+  it('keeps the first `from` rows and appends the messages', () => {
+    const next = applyPatch(held, patch({ from: 2, messages: [row('c2'), row('d')] }))!;
+    expect(next.messages.map((m) => m.content)).toEqual(['a', 'b', 'c2', 'd']);
+    expect(next).toMatchObject({ version: 5, hash: 'h5' });
+  });
+
+  it('keeps the same rows array when only the streaming output moved', () => {
+    const streaming = { runId: 'r', text: 'tok', reasoning: '', toolCards: [] };
+    const next = applyPatch(held, patch({ streaming }))!;
+    expect(next.messages).toBe(held.messages);
+    expect(next.streaming).toEqual(streaming);
+  });
+
+  it('replaces everything on from 0 and refuses a from past the rows held', () => {
+    expect(applyPatch(held, patch({ from: 0, messages: [row('z')] }))!.messages).toEqual([row('z')]);
+    expect(applyPatch(held, patch({ from: 9 }))).toBeNull();
+  });
+
+  it('ignores a patch older than the version held', () => {
+    expect(applyPatch(held, patch({ version: 3, from: 0 }))).toBe(held);
+  });
+
+  it('reads the text of string content and of text parts', () => {
+    expect(textOf([{ type: 'text', text: 'one' }, { type: 'image_url', imageUrl: { url: 'x' } }, { type: 'text', text: 'two' }])).toBe('one\n\ntwo');
+    expect(textOf(null)).toBe('');
+  });
+});

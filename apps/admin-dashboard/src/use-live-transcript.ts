@@ -1,0 +1,122 @@
+import { useEffect, useState } from 'react';
+import { type Api, ApiError, type Marker, path, problemOf, type Transcript, type TranscriptPatch, type View } from './api';
+import { readEventStream } from './event-stream';
+import { applyPatch, type HeldTranscript, holdTranscript } from './transcript-patch';
+
+/**
+ * Shown by the browser only, never stored in the session: the live feed stopped while the pending turn was
+ * still streaming. It goes once the reconnected feed brings the settled transcript.
+ */
+export const CONNECTION_NOTICE =
+  'Connection interrupted: the browser lost the live SSE connection before the response finished… Reconnecting; the transcript updates once the response has settled.';
+
+export type Connection = 'connecting' | 'live' | 'reconnecting';
+
+export interface LiveTranscript {
+  readonly held: HeldTranscript | null;
+  readonly error: unknown;
+  readonly connection: Connection;
+  readonly notice: boolean;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/**
+ * The transcript once, then only the `patch` events of `/live?patches=1` (never a refetch per change): each
+ * patch keeps the first `from` rows held and appends its messages. A dropped connection is resumed with
+ * `Last-Event-ID`, so the server sends the delta since the last version we hold.
+ */
+export function useLiveTranscript(api: Api, sessionId: string, view: View): LiveTranscript {
+  const [state, setState] = useState<LiveTranscript>({ held: null, error: undefined, connection: 'connecting', notice: false });
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    let held: HeldTranscript | null = null;
+    let lastEventId: string | null = null;
+    let notice = false;
+    let connection: Connection = 'connecting';
+    const publish = () => !signal.aborted && setState({ held, error: undefined, connection, notice });
+
+    const loadWhole = async () => {
+      const base = path`/v1/sessions/${sessionId}`;
+      const [transcript, markers] = await Promise.all([
+        api.get<Transcript>(`${base}/transcript?view=${view}&streaming=1`, signal),
+        api.get<{ items: Marker[] }>(`${base}/markers`, signal),
+      ]);
+      held = holdTranscript(transcript, markers.items);
+      lastEventId = String(transcript.version);
+    };
+
+    const run = async () => {
+      await loadWhole();
+      publish();
+      let attempt = 0;
+      while (!signal.aborted) {
+        // One controller per connection, so a patch we cannot apply can drop just this connection.
+        const connectionControl = new AbortController();
+        const stop = () => connectionControl.abort();
+        signal.addEventListener('abort', stop, { once: true });
+        let stale = false;
+        let retryMs: number | null = null;
+        try {
+          const end = await readEventStream({
+            url: `${path`/v1/sessions/${sessionId}/live`}?patches=1&view=${view}`,
+            headers: api.headers(),
+            lastEventId,
+            signal: connectionControl.signal,
+            onOpen: () => {
+              attempt = 0;
+              connection = 'live';
+              publish();
+            },
+            onEvent: (event) => {
+              if (event.event !== 'patch' || !held || stale) return;
+              const next = applyPatch(held, JSON.parse(event.data) as TranscriptPatch);
+              if (next === null) {
+                stale = true;
+                connectionControl.abort();
+                return;
+              }
+              held = next;
+              lastEventId = event.id ?? String(next.version);
+              if (notice && next.streaming === null) notice = false;
+              publish();
+            },
+          });
+          retryMs = end.retryMs;
+        } catch (failure) {
+          if (failure instanceof Response) {
+            const problem = await problemOf(failure);
+            // The key or the session is gone: retrying would not help.
+            if ([401, 403, 404].includes(problem.status)) throw new ApiError(problem);
+          }
+        } finally {
+          signal.removeEventListener('abort', stop);
+        }
+        if (signal.aborted) return;
+        if (stale) {
+          // A delta from a version we never held: the whole transcript again, then the feed from there.
+          await loadWhole();
+          publish();
+          continue;
+        }
+        // The feed stopped. While a response was streaming, say so until the settled transcript is back.
+        if (held?.streaming) notice = true;
+        connection = 'reconnecting';
+        publish();
+        await sleep(Math.min(retryMs ?? 1000, 500 * 2 ** attempt, 10_000), signal);
+        attempt++;
+      }
+    };
+
+    run().catch((error) => !signal.aborted && setState((s) => ({ ...s, error })));
+    return () => controller.abort();
+  }, [api, sessionId, view]);
+
+  return state;
+}
