@@ -164,6 +164,21 @@ export interface StoreAudit {
   readonly seconds: number;
 }
 
+/** `POST /v1/audit` (202) and `GET /v1/audit/{jobId}`: a whole-store audit job. */
+export interface AuditJob {
+  readonly jobId: string;
+  readonly status: 'running' | 'completed' | 'failed';
+  readonly progress: {
+    readonly sessions: number;
+    readonly totalSessions: number | null;
+    readonly events: number;
+    readonly eventsPerSecond: number;
+    readonly etaSeconds: number | null;
+  };
+  readonly result: StoreAudit | null;
+  readonly error: string | null;
+}
+
 export interface SweepResult {
   readonly examined: number;
   readonly interrupted: number;

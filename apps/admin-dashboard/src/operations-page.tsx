@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { StoreAudit, SweepResult } from './api';
+import type { AuditJob, StoreAudit, SweepResult } from './api';
 import type { Auth } from './app';
 import { preview } from './format';
 import { Empty, ProblemView } from './problem-view';
@@ -31,9 +31,36 @@ function Elapsed({ since }: { since: number }) {
   return <span className="muted small">{((now - since) / 1000).toFixed(1)} s</span>;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the whole-store audit job (or joins the running one) and follows it until it ends. */
+async function runStoreAudit(auth: Auth, onProgress: (job: AuditJob) => void): Promise<StoreAudit> {
+  let job = await auth.api.post<AuditJob>('/v1/audit');
+  while (job.status === 'running') {
+    onProgress(job);
+    await sleep(300);
+    job = await auth.api.get<AuditJob>(`/v1/audit/${encodeURIComponent(job.jobId)}`);
+  }
+  if (job.status === 'failed' || job.result === null) throw new Error(job.error ?? 'the audit failed');
+  return job.result;
+}
+
+function JobProgress({ job }: { job: AuditJob | null }) {
+  if (job === null) return null;
+  const { sessions, totalSessions, events, eventsPerSecond, etaSeconds } = job.progress;
+  return (
+    <span className="muted small" data-testid="store-audit-progress">
+      {sessions}
+      {totalSessions !== null ? ` of ${totalSessions}` : ''} sessions, {events} events, {Math.round(eventsPerSecond)}/s
+      {etaSeconds !== null ? `, about ${Math.ceil(etaSeconds)} s left` : ''}
+    </span>
+  );
+}
+
 /** Admin only: the whole-store audit and a recovery sweep. */
 export function OperationsPage({ auth }: { auth: Auth }) {
-  const audit = useAction(() => auth.api.post<StoreAudit>('/v1/audit'));
+  const [job, setJob] = useState<AuditJob | null>(null);
+  const audit = useAction(() => runStoreAudit(auth, setJob).finally(() => setJob(null)));
   const sweep = useAction(() => auth.api.post<SweepResult>('/v1/recovery/sweep', {}));
   if (!auth.isAdmin) return <Empty title="Operations need an admin key" />;
   return (
@@ -54,6 +81,7 @@ export function OperationsPage({ auth }: { auth: Auth }) {
             <div className="progress" role="progressbar" aria-label="Audit in progress">
               <div className="progress-bar" />
               <Elapsed since={audit.startedAt} />
+              <JobProgress job={job} />
             </div>
           )}
           {audit.error !== undefined && <ProblemView error={audit.error} />}
