@@ -16,7 +16,7 @@ export interface ProjectorOptions {
   readonly debounceMs?: number;
   /** Events the checkpoint trails the log by (at most LAG_CAP); measured on every timer tick, not after every pass. */
   readonly onLag?: (events: number) => void;
-  /** Seconds each pass took, reading, rendering and writing (its share of the process's time under load). */
+  /** Seconds of each pass's own synchronous work (rendering, building its rows): its share of the process's CPU. */
   readonly onPass?: (seconds: number, events: number) => void;
   readonly onError?: (error: unknown) => void;
 }
@@ -125,24 +125,32 @@ export class SessionIndexProjector {
   }
 
   private async pass(client: pg.PoolClient, checkpoint: Checkpoint, limit: number): Promise<{ read: number; next: Checkpoint }> {
-    const started = performance.now();
     // Positions only: the rows are rendered from the views, so the page's data is never needed here.
     const { positions: events, checkpoint: next } = await this.store.readPositions({ after: checkpoint, limit });
     if (events.length === 0) return { read: 0, next };
+    const started = performance.now();
     const sessions = new Map<string, number>();
     for (const event of events) {
       const sessionId = fromSessionStreamId(event.streamId);
       if (sessionId) sessions.set(sessionId, Math.max(sessions.get(sessionId) ?? 0, event.version));
     }
     const rows: IndexRowWrite[] = [];
+    // The pass's own time: its synchronous work only, not the waits (reads, the yields below) during which
+    // the process serves requests, or its share of the process's CPU would count theirs.
+    let busy = performance.now() - started;
     for (const [sessionId, seen] of sessions) {
+      const from = performance.now();
       const { version, view, exists } = await this.views.viewAtLeast(sessionId, seen);
       if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
+      busy += performance.now() - from;
       // A render is synchronous: let waiting requests in between two, so a pass does not hold the event loop.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
-    this.options.onPass?.((performance.now() - started) / 1000, events.length);
+    const writing = performance.now();
+    const written = writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
+    busy += performance.now() - writing;
+    await written;
+    this.options.onPass?.(busy / 1000, events.length);
     return { read: events.length, next };
   }
 
