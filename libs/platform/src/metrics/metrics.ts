@@ -60,7 +60,7 @@ export class Metrics {
   });
   readonly projectorBusy = new Counter({
     name: 'chronicle_projector_busy_seconds_total',
-    help: 'Time an async projector spent in its passes (reading, rendering, writing), by projection',
+    help: 'Time an async projector spent on its own synchronous work in its passes (rendering, building rows; not the waits), by projection',
     labelNames: ['projection'] as const,
     registers: [this.registry],
   });
