@@ -433,7 +433,7 @@ async function main(): Promise<void> {
     chronicle = await startChronicle(chronicleUrl, workDir!);
     progress(`Chronicle ready on 127.0.0.1:${chronicle.port} (pid ${chronicle.service.pid})`);
   });
-  // The same service with the continuous auditor on (every second, the default 20 sessions per pass), on a
+  // The same service with the continuous auditor on (every second, its default bounds per pass), on a
   // database of its own: its 16-client ingest against the one above, round by round.
   let audited: Awaited<ReturnType<typeof startChronicle>> | undefined;
   await step('start Chronicle with the continuous auditor', async () => {

@@ -8,7 +8,8 @@ import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 
 /**
  * Runs the continuous auditor every CHRONICLE_AUDIT_INTERVAL_MS (off by default): each pass re-verifies at
- * most CHRONICLE_AUDIT_SESSIONS_PER_PASS sessions that changed since its checkpoint. A mismatch is logged with
+ * most CHRONICLE_AUDIT_SESSIONS_PER_PASS sessions that changed since its checkpoint, replaying at most
+ * CHRONICLE_AUDIT_REPLAY_BUDGET events (a session is verified whole). A mismatch is logged with
  * the session and version and counted; passes never overlap.
  */
 @Injectable()
@@ -29,6 +30,7 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
       { pool, store, views },
       {
         sessionsPerPass: config.auditSessionsPerPass,
+        replayBudget: config.auditReplayBudget,
         onVerified: (audit) => this.verified(audit),
         onLag: (events) => metrics.auditLag.set(events),
       },

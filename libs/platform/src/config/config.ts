@@ -23,6 +23,7 @@ const envSchema = z.object({
   /** The continuous auditor's interval; 0 (the default) = off. */
   CHRONICLE_AUDIT_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
   CHRONICLE_AUDIT_SESSIONS_PER_PASS: z.coerce.number().int().min(1).max(10_000).default(20),
+  CHRONICLE_AUDIT_REPLAY_BUDGET: z.coerce.number().int().min(1).default(2000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(4),
@@ -46,6 +47,8 @@ export interface ChronicleConfig {
   /** Continuous auditor: interval (0 = off) and sessions verified per pass. */
   readonly auditIntervalMs: number;
   readonly auditSessionsPerPass: number;
+  /** Events the continuous auditor replays per pass at most (its first session always). */
+  readonly auditReplayBudget: number;
   readonly snapshotEvery: number;
   readonly dbPoolSize: number;
   /** Group-commit transactions in flight at once; appends arriving while all are busy go together in the next. */
@@ -98,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     recoveryIntervalMs: e.CHRONICLE_RECOVERY_INTERVAL_MS,
     auditIntervalMs: e.CHRONICLE_AUDIT_INTERVAL_MS,
     auditSessionsPerPass: e.CHRONICLE_AUDIT_SESSIONS_PER_PASS,
+    auditReplayBudget: e.CHRONICLE_AUDIT_REPLAY_BUDGET,
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
     appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,

@@ -33,4 +33,15 @@ describe('the continuous auditor, pass by pass', () => {
     const again = await auditor.pass();
     expect(again.map((audit) => [audit.sessionId, audit.match])).toEqual([['pass-b', true]]);
   });
+
+  it('stops a pass at its replay budget, but always verifies the pass\'s first session', async () => {
+    const views = newViews(store, pool);
+    const writer = newWriter(store, views);
+    const auditor = new ContinuousAuditor({ pool, store, views }, { sessionsPerPass: 10, replayBudget: 1 });
+    while ((await auditor.pass()).length > 0);
+    for (const id of ['budget-a', 'budget-b']) await writeSession(writer, id, 2);
+    expect((await auditor.pass()).map((audit) => audit.sessionId)).toEqual(['budget-a']);
+    expect((await auditor.pass()).map((audit) => audit.sessionId)).toEqual(['budget-b']);
+    expect(await auditor.pass()).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { fromSessionStreamId } from '#domain';
+import { fromSessionStreamId, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { LAG_CAP, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
 import { type AuditDeps, auditSession, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
@@ -9,8 +9,14 @@ export const CONTINUOUS_AUDIT = 'continuous_audit';
 export interface ContinuousAuditorOptions {
   /** Sessions verified per pass at most (the bound on its work per interval). */
   readonly sessionsPerPass: number;
-  /** Events looked at per pass at most. */
+  /** Positions (events past the checkpoint) looked at per pass at most. */
   readonly eventsPerPass?: number;
+  /**
+   * Events replayed per pass at most (the sum of the verified sessions' lengths): a session is audited whole,
+   * so on long streaming sessions the session count alone does not bound the work. The first session of a
+   * pass is always verified, whatever its length, so the auditor never stalls.
+   */
+  readonly replayBudget?: number;
   readonly onVerified?: (audit: SessionAudit) => void;
   /** Events past its checkpoint after a pass (at most LAG_CAP). */
   readonly onLag?: (events: number) => void;
@@ -44,7 +50,15 @@ export class ContinuousAuditor {
       sessions.push(sessionId);
     }
     const audits: SessionAudit[] = [];
-    for (const sessionId of sessions) {
+    let replayed = 0;
+    for (const [index, sessionId] of sessions.entries()) {
+      const length = (await store.head(toSessionStreamId(sessionId)))?.version ?? 0;
+      if (index > 0 && replayed + length > (this.options.replayBudget ?? Number.POSITIVE_INFINITY)) {
+        // Over the budget: this session and the rest wait for the next pass (the checkpoint stops before them).
+        covered = positions.findIndex((position) => fromSessionStreamId(position.streamId) === sessionId);
+        break;
+      }
+      replayed += length;
       try {
         const audit = await auditSession(this.deps, sessionId);
         audits.push(audit);
