@@ -1,7 +1,5 @@
 # Chronicle session API on the current Node LTS. Build: docker build -t chronicle . ; see docker-compose.yml.
 FROM node:24-bookworm-slim AS build
-# better-sqlite3 (chronicle import-hermes) compiles when no prebuilt binary matches.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

@@ -8,6 +8,6 @@ import { writeHermesScenarios } from '../test/support/hermes-scenarios.fixture.j
  * (default: a new temp folder) and prints the import command to run on it.
  */
 const root = process.argv[2] ? resolve(process.argv[2]) : mkdtempSync(join(tmpdir(), 'hermes-webui-'));
-const layout = writeHermesScenarios(root);
+const layout = await writeHermesScenarios(root);
 process.stdout.write(`hermes-webui files written to ${root}\n`);
 process.stdout.write(`  npx chronicle import-hermes --sessions ${layout.sessions} --state-db ${layout.stateDb}\n`);

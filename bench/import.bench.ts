@@ -27,7 +27,7 @@ export interface ImportBenchResult {
   readonly rerunSeconds: number;
 }
 
-export function writeBenchInstall(root: string, sessions: number): HermesLayout {
+export async function writeBenchInstall(root: string, sessions: number): Promise<HermesLayout> {
   const layout = hermesLayout(root);
   const stateRows: HermesStateRow[] = [];
   for (let s = 0; s < sessions; s++) {
@@ -40,7 +40,7 @@ export function writeBenchInstall(root: string, sessions: number): HermesLayout 
     const tokens = Array.from({ length: 39 }, (_, i) => ({ event: 'token', payload: { text: `word${i} ` }, createdAt: t + 60 + i * 0.1 }));
     writeJournal(layout, sessionId, `run-${s}`, crashed ? tokens : [...tokens, { event: 'done', createdAt: t + 65 }]);
   }
-  writeStateDb(layout.stateDb, stateRows);
+  await writeStateDb(layout.stateDb, stateRows);
   return layout;
 }
 
@@ -48,7 +48,7 @@ export async function runImportBench(databaseUrl: string, sessions: number): Pro
   const root = mkdtempSync(join(tmpdir(), 'chronicle-import-bench-'));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8, pipeline: true });
   try {
-    const layout = writeBenchInstall(root, sessions);
+    const layout = await writeBenchInstall(root, sessions);
     const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
     const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 200, stateCacheSize: 8, viewCacheSize: 8 });
     const deps = { store, views, writer: new SessionWriter(store, views) };

@@ -13,7 +13,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const layout = writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-upload-')));
+const layout = await writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-upload-')));
 const upload = {
   sessions: readdirSync(layout.sessions, { withFileTypes: true })
     .filter((entry) => entry.isFile())

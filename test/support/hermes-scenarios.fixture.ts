@@ -13,7 +13,7 @@ export const WORKSPACE = '[Workspace::v1: /srv/app]\n';
  * hx-child (a compression), hx-edited (an edit: watermark and boundary over a state.db that still has the
  * replaced turn). Bad: broken.json, "bad id.json", state.db rows and a journal of sessions without a sidecar.
  */
-export function writeHermesScenarios(root: string): HermesLayout {
+export async function writeHermesScenarios(root: string): Promise<HermesLayout> {
   const layout = hermesLayout(root);
   const toolCall = { id: 'call_1', type: 'function', function: { name: 'list_files', arguments: '{"path":"~/.hermes"}' } };
   writeSidecar(layout, 'hx-plain', [
@@ -67,7 +67,7 @@ export function writeHermesScenarios(root: string): HermesLayout {
     { role: 'assistant', content: 'A pear.', timestamp: T + 711 },
   ], { title: 'Edited', truncation_watermark: T + 710, truncation_boundary: T + 701 });
 
-  writeStateDb(layout.stateDb, [
+  await writeStateDb(layout.stateDb, [
     { id: 1, sessionId: 'hx-plain', role: 'user', content: `${WORKSPACE}How do we move the chats over?`, timestamp: T + 0.125 },
     { id: 2, sessionId: 'hx-plain', role: 'assistant', content: '', toolCalls: [toolCall], timestamp: T + 2.25 },
     { id: 3, sessionId: 'hx-plain', role: 'tool', content: 'sessions/ state.db', toolCallId: 'call_1', toolName: 'list_files', timestamp: T + 3.5 },

@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import initSqlJs from 'sql.js';
 
 /**
  * Writes files the way hermes-webui and its agent leave them on disk (reference §1.1, §1.3, §1.4): sidecar
@@ -72,9 +72,10 @@ export interface HermesStateRow {
   readonly active?: boolean;
 }
 
-/** The agent's `state.db` with its `sessions` and `messages` tables (every optional column present). */
-export function writeStateDb(path: string, rows: readonly HermesStateRow[]): void {
-  const db = new Database(path);
+/** The agent's `state.db` with its `sessions` and `messages` tables (every optional column present); rows are added to an existing file. */
+export async function writeStateDb(path: string, rows: readonly HermesStateRow[]): Promise<void> {
+  const SQL = await initSqlJs();
+  const db = existsSync(path) ? new SQL.Database(readFileSync(path)) : new SQL.Database();
   try {
     db.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL);
       CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
@@ -84,23 +85,26 @@ export function writeStateDb(path: string, rows: readonly HermesStateRow[]): voi
     const session = db.prepare('INSERT OR IGNORE INTO sessions (id, source, started_at) VALUES (?, ?, ?)');
     const insert = db.prepare(`INSERT INTO messages (id, session_id, role, content, timestamp, tool_call_id, tool_calls, tool_name, api_content, active)
       VALUES (@id, @sessionId, @role, @content, @timestamp, @toolCallId, @toolCalls, @toolName, @apiContent, @active)`);
-    db.transaction(() => {
-      for (const row of rows) {
-        session.run(row.sessionId, 'webui', row.timestamp);
-        insert.run({
-          id: row.id,
-          sessionId: row.sessionId,
-          role: row.role,
-          content: row.content,
-          timestamp: row.timestamp,
-          toolCallId: row.toolCallId ?? null,
-          toolCalls: row.toolCalls ? JSON.stringify(row.toolCalls) : null,
-          toolName: row.toolName ?? null,
-          apiContent: row.apiContent ?? '',
-          active: row.active === false ? 0 : 1,
-        });
-      }
-    })();
+    db.exec('BEGIN');
+    for (const row of rows) {
+      session.run([row.sessionId, 'webui', row.timestamp]);
+      insert.run({
+        '@id': row.id,
+        '@sessionId': row.sessionId,
+        '@role': row.role,
+        '@content': row.content,
+        '@timestamp': row.timestamp,
+        '@toolCallId': row.toolCallId ?? null,
+        '@toolCalls': row.toolCalls ? JSON.stringify(row.toolCalls) : null,
+        '@toolName': row.toolName ?? null,
+        '@apiContent': row.apiContent ?? '',
+        '@active': row.active === false ? 0 : 1,
+      });
+    }
+    db.exec('COMMIT');
+    session.free();
+    insert.free();
+    writeFileSync(path, db.export());
   } finally {
     db.close();
   }

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { T, WORKSPACE, writeHermesScenarios } from '../../../test/support/hermes-scenarios.fixture.js';
 import { runIn } from './cli-test.fixture.js';
 
-const layout = writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-webui-')));
+const layout = await writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-webui-')));
 const args = ['import-hermes', '--sessions', layout.sessions, '--state-db', layout.stateDb];
 let db: TestDatabase;
 let pool: pg.Pool;

@@ -28,11 +28,11 @@ async function readSidecar(file: SourceFile): Promise<{ plan: SidecarPlan } | { 
 }
 
 /** The state.db rows by session, each row checked against the contract (a bad row is skipped, not its session). */
-function stateRowsOf(source: HermesSource, report: ReportBuilder): Map<string, StateRow[]> {
+async function stateRowsOf(source: HermesSource, report: ReportBuilder): Promise<Map<string, StateRow[]>> {
   if (source.stateDb === null) return new Map();
   let bySession: Map<string, StateRow[]>;
   try {
-    bySession = readStateDb(source.stateDb.input);
+    bySession = await readStateDb(source.stateDb.input);
   } catch (error) {
     report.skip({ item: source.stateDb.item, reason: `${(error as Error).message}; no agent-store rows imported` });
     return new Map();
@@ -90,7 +90,7 @@ export async function importHermes(deps: ImportDeps, source: HermesSource, optio
     const known = parentSessionId === null ? undefined : children.get(parentSessionId);
     if (parentSessionId !== null && (known === undefined || createdAt < known.at)) children.set(parentSessionId, { sessionId, at: createdAt });
   }
-  const stateRows = stateRowsOf(source, report);
+  const stateRows = await stateRowsOf(source, report);
   for (const [sessionId, rows] of stateRows) {
     if (!sessions.has(sessionId)) report.skip({ item: `${source.stateDb?.item} session ${sessionId}`, reason: `${rows.length} row(s) without a sidecar file; not imported` });
   }

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import initSqlJs from 'sql.js';
 import type { StateRow } from '#domain';
 
 /** Where a state.db comes from: a path on disk (opened read-only) or the bytes of an upload. */
@@ -41,26 +42,41 @@ function stateRowOf(sql: SqlRow): StateRow {
   return row as unknown as StateRow;
 }
 
+/** SQLite compiled to WebAssembly (sql.js): nothing to compile at install, the same file format. Loaded once. */
+let sqlite: ReturnType<typeof initSqlJs> | null = null;
+const loadSqlite = () => (sqlite ??= initSqlJs());
+
 /**
  * Reads the agent store's `messages` table, grouped by session, each session's rows ordered by `id` (older
  * schemas without an `id` column: by SQLite's rowid, which is the insertion order). Throws with a readable
- * message when the input is not an SQLite database or has no `messages` table.
+ * message when the input is not an SQLite database or has no `messages` table. The file is read whole (the
+ * agent store of one install; an upload arrives whole anyway).
  */
-export function readStateDb(input: StateDbInput): Map<string, StateRow[]> {
-  const db = 'path' in input ? new Database(input.path, { readonly: true, fileMustExist: true }) : new Database(input.bytes);
+export async function readStateDb(input: StateDbInput): Promise<Map<string, StateRow[]>> {
+  const bytes = 'path' in input ? readFileSync(input.path) : input.bytes;
+  const SQL = await loadSqlite();
+  const db = new SQL.Database(bytes);
   try {
-    const columns = new Set((db.pragma('table_info(messages)') as { name: string }[]).map((column) => column.name));
+    const info = db.exec('PRAGMA table_info(messages)')[0];
+    const nameAt = info?.columns.indexOf('name') ?? -1;
+    const columns = new Set((info?.values ?? []).map((row) => String(row[nameAt])));
     if (columns.size === 0) throw new Error('has no messages table');
     for (const required of ['session_id', 'role']) if (!columns.has(required)) throw new Error(`messages has no ${required} column`);
     const rowId = columns.has('id') ? 'id' : 'rowid';
     const wanted = ['session_id', 'role', 'content', 'timestamp', 'tool_calls', 'active', ...OPTIONAL_TEXT.map(([column]) => column)];
     const select = [`${rowId} AS row_id`, ...wanted.filter((column) => columns.has(column))].join(', ');
     const bySession = new Map<string, StateRow[]>();
-    for (const sql of db.prepare(`SELECT ${select} FROM messages ORDER BY ${rowId}`).iterate() as Iterable<SqlRow>) {
-      const sessionId = String(sql['session_id']);
-      let rows = bySession.get(sessionId);
-      if (rows === undefined) bySession.set(sessionId, (rows = []));
-      rows.push(stateRowOf(sql));
+    const statement = db.prepare(`SELECT ${select} FROM messages ORDER BY ${rowId}`);
+    try {
+      while (statement.step()) {
+        const sql = statement.getAsObject() as SqlRow;
+        const sessionId = String(sql['session_id']);
+        let rows = bySession.get(sessionId);
+        if (rows === undefined) bySession.set(sessionId, (rows = []));
+        rows.push(stateRowOf(sql));
+      }
+    } finally {
+      statement.free();
     }
     return bySession;
   } catch (error) {
