@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { OutgoingHttpHeaders } from 'node:http';
+import { openEventStream } from '../http/event-stream.js';
 import type { z } from 'zod';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import type { AuditJob, AuditJobAnswer } from './audit-job.js';
@@ -49,15 +49,7 @@ export class AuditJobsController {
   @ApiProduces('text/event-stream')
   async live(@Param('jobId') jobId: string, @Res() reply: FastifyReply): Promise<void> {
     const job = await this.job(jobId);
-    reply.hijack();
-    const response = reply.raw;
-    response.writeHead(200, {
-      ...(Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined)) as OutgoingHttpHeaders),
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
+    const response = openEventStream(reply);
     const send = (event: string) => response.write(`event: ${event}\ndata: ${JSON.stringify(job.answer())}\n\n`);
     let timer: NodeJS.Timeout | null = null;
     const onProgress = () => {

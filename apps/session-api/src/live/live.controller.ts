@@ -1,12 +1,12 @@
 import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { IdParam } from '../sessions/session-id.js';
 import { sessionNotFound } from '../sessions/session-not-found.js';
+import { openEventStream } from '../http/event-stream.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 
@@ -47,17 +47,7 @@ export class LiveController {
     if (!first.exists) throw sessionNotFound(sessionId);
 
     // From here the stream is written to the raw response, past Fastify's reply, until it ends.
-    reply.hijack();
-    const response = reply.raw;
-    response.writeHead(200, {
-      // What the hooks already set on the reply (x-request-id, CORS for a listed origin) goes out too.
-      ...(Object.fromEntries(Object.entries(reply.getHeaders()).filter(([, value]) => value !== undefined)) as OutgoingHttpHeaders),
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    response.flushHeaders();
+    const response = openEventStream(reply);
 
     let sent = Number.isInteger(Number(lastEventId)) ? Number(lastEventId) : -1;
     let sending = Promise.resolve();

@@ -1,6 +1,6 @@
 import { fromSessionStreamId, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
-import { LAG_CAP, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
+import { eventsPast, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
 import { type AuditDeps, auditSession, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 
 /** Its checkpoint in `projection_checkpoints`: the events whose sessions it has verified since. */
@@ -69,18 +69,7 @@ export class ContinuousAuditor {
     }
     const last = positions[covered - 1];
     if (last) await writeCheckpoint(pool, CONTINUOUS_AUDIT, { transactionId: last.transactionId, globalPosition: last.globalPosition });
-    if (this.options.onLag) this.options.onLag(await this.lag());
+    if (this.options.onLag) this.options.onLag(await eventsPast(pool, await readCheckpoint(pool, CONTINUOUS_AUDIT)));
     return audits;
-  }
-
-  private async lag(): Promise<number> {
-    const checkpoint = await readCheckpoint(this.deps.pool, CONTINUOUS_AUDIT);
-    const result = await this.deps.pool.query(
-      `SELECT count(*)::int AS lag FROM (
-         SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-          ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
-      [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
-    );
-    return result.rows[0].lag;
   }
 }

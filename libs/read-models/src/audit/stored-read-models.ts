@@ -28,7 +28,11 @@ export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<St
     [sessionId],
   );
   const row = result.rows[0];
-  if (!row) return null;
+  return row ? indexRowFromColumns(row) : null;
+}
+
+/** A `session_index` row as read (snake_case columns) → the builder's shape: the one mapping, for every audit. */
+export function indexRowFromColumns(row: Record<string, unknown>): StoredIndexRow {
   return {
     version: Number(row.version),
     title: row.title,
@@ -40,7 +44,7 @@ export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<St
     messageCount: row.message_count,
     pendingTurn: row.pending_turn,
     markers: row.markers,
-  };
+  } as StoredIndexRow;
 }
 
 /** Whether the index projector's checkpoint has passed `event` (then the index must hold the session at least at its version). */

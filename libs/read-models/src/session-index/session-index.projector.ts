@@ -157,17 +157,22 @@ export class SessionIndexProjector {
   /** A count over the events past the checkpoint: only from the timer tick. */
   private async reportLag(): Promise<void> {
     if (!this.options.onLag) return;
-    // In the checkpoint's order with a cap: the count walks the read_all index over the lag only (at most
-    // LAG_CAP entries), never the whole table, whatever the store's size.
-    const checkpoint = await readCheckpoint(this.pool, SESSION_INDEX);
-    const result = await this.pool.query(
-      `SELECT count(*)::int AS lag FROM (
-         SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-          ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
-      [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
-    );
-    this.options.onLag(result.rows[0].lag);
+    this.options.onLag(await eventsPast(this.pool, await readCheckpoint(this.pool, SESSION_INDEX)));
   }
+}
+
+/**
+ * Events past a checkpoint, counted up to LAG_CAP: in the checkpoint's order with a cap, so the count walks the
+ * read_all index over the lag only, never the whole table, whatever the store's size.
+ */
+export async function eventsPast(pool: pg.Pool, checkpoint: Checkpoint): Promise<number> {
+  const result = await pool.query(
+    `SELECT count(*)::int AS lag FROM (
+       SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+        ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
+    [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
+  );
+  return result.rows[0].lag;
 }
 
 export async function readCheckpoint(client: pg.ClientBase | pg.Pool, name: string): Promise<Checkpoint> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { fromSessionStreamId, SESSION_STREAM_PREFIX } from '#domain';
-import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
+import { indexRowFromColumns } from '../stored-read-models.js';
 import { SESSION_INDEX } from '../../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot-store.js';
 import type { StreamPart } from './audit-batch.processor.js';
@@ -85,24 +85,9 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
   for (const [s, version, data] of summaries.rows) stored.set(s, { ...of(s), summary: { version, data } });
   for (const row of index.rows) {
     const streamId = heads[sessionIds.indexOf(row.session_id)].streamId;
-    stored.set(streamId, { ...of(streamId), index: indexRowFrom(row) });
+    stored.set(streamId, { ...of(streamId), index: indexRowFromColumns(row) });
   }
   return stored;
-}
-
-function indexRowFrom(row: Record<string, unknown>): StoredIndexRow {
-  return {
-    version: row.version as number,
-    title: row.title,
-    parentSessionId: row.parent_session_id,
-    status: row.status,
-    archived: row.archived,
-    createdAt: row.created_at,
-    lastActivityAt: row.last_activity_at,
-    messageCount: row.message_count,
-    pendingTurn: row.pending_turn,
-    markers: row.markers,
-  } as StoredIndexRow;
 }
 
 export interface EventColumns {
