@@ -8,7 +8,7 @@ export interface GroupCommitLimits {
   readonly maxInFlight: number;
 }
 
-export const DEFAULT_GROUP_COMMIT: GroupCommitLimits = { maxItems: 256, maxBytes: 8 * 1024 * 1024, maxInFlight: 4 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitLimits = { maxItems: 256, maxBytes: 8 * 1024 * 1024, maxInFlight: 1 };
 
 interface Waiting<I, R> {
   readonly item: I;

@@ -21,6 +21,8 @@ import { PipelinedTransaction } from './pipelined-transaction.js';
 import { CommitOutcomeUnknown, compareText, isRetryableAlone, type ItemRow, type PendingAppend, toOutcome, translate } from './append-batch.outcomes.js';
 import { assertStorable } from './storable-text.js';
 import { type BatchOutcome, DEFAULT_GROUP_COMMIT, type GroupCommitLimits, GroupCommitQueue } from './group-commit.queue.js';
+import { APPEND_AT_KNOWN_HEADS, APPEND_BATCH, appendAtKnownHeadsValues, appendBatchValues, atKnownHeads } from './append-statements.js';
+import { KnownHeads } from './known-heads.js';
 
 // Qualified names matter: ORDER BY would otherwise bind to these text casts and sort "10" before "2".
 const EVENT_COLUMNS = `e.stream_id, e.version::text AS version, e.global_position::text AS global_position, e.type,
@@ -52,18 +54,16 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
-/** The append function of migration 1764500004000, sent as one named (prepared once per connection) statement. */
-const APPEND_BATCH = {
-  name: 'chronicle_append_batch',
-  text: 'SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)',
-};
-
 export interface PostgresEventStoreOptions {
   /** Read models written in each append's transaction (the session summary, the live NOTIFY). */
   readonly inline?: readonly InlineProjection<pg.ClientBase>[];
   readonly groupCommit?: Partial<GroupCommitLimits>;
   /** Told the size of every batch sent (a histogram's input). */
   readonly onBatch?: (size: number) => void;
+  /** Stream heads remembered for appends at a known head (entries; 0 turns it off: every append hashes in SQL). */
+  readonly knownHeads?: number;
+  /** Told which append statement each transaction sent: the function (hashes in SQL) or the one at known heads. */
+  readonly onAppendStatement?: (statement: 'function' | 'known-heads', items: number) => void;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -72,6 +72,9 @@ export class PostgresEventStore implements EventStore {
   private readonly heads: HeadReader;
   /** Every inline projection is declarative and guarded: a batch whose items all expect a version takes one write. */
   private readonly guardedOnly: boolean;
+  /** Heads this process committed: an append that expects one of them is hashed here and only checked there. */
+  private readonly known: KnownHeads | null;
+  private readonly onAppendStatement?: PostgresEventStoreOptions['onAppendStatement'];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -83,6 +86,8 @@ export class PostgresEventStore implements EventStore {
     pool.on('error', () => undefined);
     this.inline = options.inline ?? [];
     this.heads = new HeadReader(pool);
+    this.known = options.knownHeads === 0 ? null : new KnownHeads(options.knownHeads);
+    this.onAppendStatement = options.onAppendStatement;
     this.guardedOnly = this.inline.length > 0 && this.inline.every((projection) => projection.statements !== undefined && projection.guarded === true);
     this.queue = new GroupCommitQueue(
       (batch) => this.commitBatch(batch),
@@ -128,14 +133,17 @@ export class PostgresEventStore implements EventStore {
     try {
       rows = await this.transact(sorted);
     } catch (error) {
+      for (const item of batch) this.known?.forget(item.streamId);
       if (batch.length === 1) throw translate(error, batch[0]);
       if (!isRetryableAlone(error)) throw error;
       const outcomes: BatchOutcome<AppendResult> = [];
       for (const item of batch) {
         try {
           const [row] = await this.transact([item]);
+          this.learn(item, row);
           outcomes.push(toOutcome(item, row));
         } catch (itemError) {
+          this.known?.forget(item.streamId);
           outcomes.push({ ok: false, error: translate(itemError, item) });
         }
       }
@@ -143,24 +151,29 @@ export class PostgresEventStore implements EventStore {
     }
     const outcomes: BatchOutcome<AppendResult> = new Array(batch.length);
     rows.forEach((row, position) => {
+      this.learn(sorted[position], row);
       outcomes[order[position]] = toOutcome(sorted[position], row);
     });
     return outcomes;
   }
 
+  /** The head an item's outcome shows: the new one after a write; after a conflict, none (the next append asks the database). */
+  private learn(item: PendingAppend, row: ItemRow): void {
+    if (!this.known) return;
+    if (row.outcome === 'ok' && row.last_hash) this.known.set(item.streamId, { version: Number(row.version), hash: row.last_hash });
+    else this.known.forget(item.streamId);
+  }
+
   private async transact(items: readonly PendingAppend[]): Promise<ItemRow[]> {
-    const values = [
-      items.map((i) => i.streamId),
-      items.map((i) => i.expected),
-      items.map((i) => i.events.length),
-      items.flatMap((i) => i.events.map((e) => e.type)),
-      items.flatMap((i) => i.canon),
-      items.flatMap((i) => i.meta),
-      items.map((i) => i.keys.length),
-      items.flatMap((i) => i.keys),
-    ];
+    const known = this.known;
+    const head = (streamId: string) => known?.get(streamId);
+    const atHeads = known !== null && atKnownHeads(items, head);
+    const append = atHeads
+      ? { ...APPEND_AT_KNOWN_HEADS, values: appendAtKnownHeadsValues(items, head) }
+      : { ...APPEND_BATCH, values: appendBatchValues(items) };
+    this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
     if (this.inline.length === 0) {
-      const result = await this.pool.query<ItemRow>({ ...APPEND_BATCH, values });
+      const result = await this.pool.query<ItemRow>(append);
       return result.rows;
     }
     const client = await this.pool.connect();
@@ -178,11 +191,11 @@ export class PostgresEventStore implements EventStore {
         const statements = this.inline.flatMap((projection) =>
           (projection.statements?.(attempted) ?? []).map((statement) => ({ projection: projection.name, statement })),
         );
-        const result = await tx.sendAndCommit([{ text: 'BEGIN', values: [] }, { ...APPEND_BATCH, values }], statements);
+        const result = await tx.sendAndCommit([{ text: 'BEGIN', values: [] }, append], statements);
         client.release();
         return result.rows as ItemRow[];
       }
-      const [, appendResult] = await tx.send([{ text: 'BEGIN', values: [] }, { ...APPEND_BATCH, values }]);
+      const [, appendResult] = await tx.send([{ text: 'BEGIN', values: [] }, append]);
       const rows = appendResult.rows as ItemRow[];
       const appended: AppendedStream[] = [];
       for (const row of rows) {

@@ -169,6 +169,23 @@ export function eventStoreContract(name: string, open: (inline: readonly InlineP
       expect(result.lastHash).toBe(e3.hash);
     });
 
+    it('chains the same hashes when every append states the version it expects (a head the store may know)', async () => {
+      const id = streamId('chain-expected');
+      await store.append(id, [ev(1)], { expectedVersion: 0 });
+      await store.append(id, [ev(2), ev(3)], { expectedVersion: 1 });
+      const result = await store.append(id, [ev(4)], { expectedVersion: 3 });
+      await expect(store.append(id, [ev(5)], { expectedVersion: 3 })).rejects.toBeInstanceOf(ConcurrencyError);
+      const events = await store.readStream(id);
+      let previous = '';
+      for (const event of events) {
+        expect(event.hash).toBe(chainHash(previous, event.version, event.type, event.data));
+        previous = event.hash;
+      }
+      expect(events.map((e) => e.version)).toEqual([1, 2, 3, 4]);
+      expect(result).toMatchObject({ version: 4, lastHash: previous });
+      expect(result.globalPositions).toHaveLength(1);
+    });
+
     it('reads all streams in commit order, page by page, from a checkpoint', async () => {
       const a = streamId('all-a');
       const b = streamId('all-b');

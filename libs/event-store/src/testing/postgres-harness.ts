@@ -14,8 +14,11 @@ export function postgresHarness(
   options: Omit<PostgresEventStoreOptions, 'inline'> = {},
 ): ContractHarness & { store: PostgresEventStore } {
   const application = `contract-${randomUUID()}`;
+  // Several transactions in flight at once, as several replicas (or CHRONICLE_APPEND_IN_FLIGHT > 1) make them:
+  // the suite commits one writer's transaction while another's is still open (the xid8 fence's case).
   const store = new PostgresEventStore(new pg.Pool({ connectionString: url, max: 10, application_name: application, pipeline: true }), {
     ...options,
+    groupCommit: { maxInFlight: 4, ...options.groupCommit },
     inline,
   });
   return {

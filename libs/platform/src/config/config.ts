@@ -26,7 +26,7 @@ const envSchema = z.object({
   CHRONICLE_AUDIT_REPLAY_BUDGET: z.coerce.number().int().min(1).default(2000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
-  CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(4),
+  CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),

@@ -1,0 +1,106 @@
+import { chainLink } from './event-hash.js';
+import type { PendingAppend } from './append-batch.outcomes.js';
+import type { KnownHead } from './known-heads.js';
+
+/** The append function of migration 1764500004000, sent as one named (prepared once per connection) statement. */
+export const APPEND_BATCH = {
+  name: 'chronicle_append_batch',
+  text: 'SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)',
+};
+
+export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
+  return [
+    items.map((i) => i.streamId),
+    items.map((i) => i.expected),
+    items.map((i) => i.events.length),
+    items.flatMap((i) => i.events.map((e) => e.type)),
+    items.flatMap((i) => i.canon),
+    items.flatMap((i) => i.meta),
+    items.map((i) => i.keys.length),
+    items.flatMap((i) => i.keys),
+  ];
+}
+
+/**
+ * The append when the process knows every stream's head: the chain links were computed here, from the head
+ * the item states (`prev_version`, `prev_hash`), so PostgreSQL only checks that head under the row lock
+ * (taken in stream-id order, as the function does) and writes. A stream whose head moved, or whose hash is
+ * not the one assumed, writes nothing and answers `conflict` with its current version. One set-based
+ * statement: on this machine a third of the function's cost for a one-event append, which is mostly
+ * PL/pgSQL's per-statement work. Stream ids must be distinct within one call.
+ */
+export const APPEND_AT_KNOWN_HEADS = {
+  name: 'chronicle_append_at_known_heads',
+  text: `WITH item AS (
+           SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
+                    WITH ORDINALITY AS i(stream_id, prev_version, prev_hash, next_version, next_hash, n)
+         ), locked AS (
+           SELECT s.stream_id, s.version, s.last_hash FROM streams s
+            WHERE s.stream_id = ANY ($1::text[]) ORDER BY s.stream_id FOR UPDATE
+         ), moved AS (
+           UPDATE streams s SET version = i.next_version, last_hash = i.next_hash, updated_at = now()
+             FROM item i JOIN locked l ON l.stream_id = i.stream_id
+            WHERE s.stream_id = i.stream_id AND l.version = i.prev_version AND l.last_hash = i.prev_hash
+           RETURNING s.stream_id
+         ), inserted AS (
+           INSERT INTO events (stream_id, version, type, data, metadata, hash)
+           SELECT e.stream_id, e.version, e.type, e.data::jsonb, e.meta::jsonb, e.hash
+             FROM unnest($6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
+                  AS e(stream_id, version, type, data, meta, hash)
+            WHERE e.stream_id IN (SELECT m.stream_id FROM moved m)
+           RETURNING events.stream_id, events.version, events.global_position
+         )
+         SELECT i.n::int AS item,
+                CASE WHEN m.stream_id IS NULL THEN 'conflict' ELSE 'ok' END AS outcome,
+                (CASE WHEN m.stream_id IS NULL THEN coalesce(l.version, 0) ELSE i.next_version END)::text AS version,
+                CASE WHEN m.stream_id IS NULL THEN NULL ELSE i.next_hash END AS last_hash,
+                (SELECT array_agg(x.global_position ORDER BY x.version) FROM inserted x WHERE x.stream_id = i.stream_id)::text[] AS positions
+           FROM item i
+           LEFT JOIN moved m ON m.stream_id = i.stream_id
+           LEFT JOIN locked l ON l.stream_id = i.stream_id
+          ORDER BY i.n`,
+};
+
+/** Whether a batch can go as APPEND_AT_KNOWN_HEADS: every item expects the head this process knows, with no keys, one item per stream. */
+export function atKnownHeads(items: readonly PendingAppend[], head: (streamId: string) => KnownHead | undefined): boolean {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (item.expected === null || item.keys.length > 0 || seen.has(item.streamId)) return false;
+    if (head(item.streamId)?.version !== item.expected) return false;
+    seen.add(item.streamId);
+  }
+  return true;
+}
+
+export function appendAtKnownHeadsValues(items: readonly PendingAppend[], head: (streamId: string) => KnownHead | undefined): unknown[] {
+  const prevVersions: number[] = [];
+  const prevHashes: string[] = [];
+  const nextVersions: number[] = [];
+  const nextHashes: string[] = [];
+  const eventStreams: string[] = [];
+  const eventVersions: number[] = [];
+  const types: string[] = [];
+  const data: string[] = [];
+  const meta: string[] = [];
+  const hashes: string[] = [];
+  for (const item of items) {
+    const known = head(item.streamId) as KnownHead;
+    let version = known.version;
+    let hash = known.hash;
+    item.events.forEach((event, index) => {
+      version += 1;
+      hash = chainLink(hash, version, event.type, item.canon[index]);
+      eventStreams.push(item.streamId);
+      eventVersions.push(version);
+      types.push(event.type);
+      data.push(item.canon[index]);
+      meta.push(item.meta[index]);
+      hashes.push(hash);
+    });
+    prevVersions.push(known.version);
+    prevHashes.push(known.hash);
+    nextVersions.push(version);
+    nextHashes.push(hash);
+  }
+  return [items.map((i) => i.streamId), prevVersions, prevHashes, nextVersions, nextHashes, eventStreams, eventVersions, types, data, meta, hashes];
+}
