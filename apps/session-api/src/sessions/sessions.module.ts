@@ -9,10 +9,13 @@ import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 import { LiveController } from '../live/live.controller.js';
 import { CONFIG_HEARTBEAT_MS } from '../live/live.constants.js';
 import { LiveHub } from '../live/live-hub.js';
+import { CompressSessionHandler } from './compress-session.handler.js';
 import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
+import { GetTranscriptHandler } from './get-transcript.handler.js';
 import { IngestionController } from './ingestion.controller.js';
 import { SessionQueriesController } from './session-queries.controller.js';
+import { GetRunJournalHandler, GetSessionMarkersHandler, GetSessionSummaryHandler, ListSessionsHandler } from './session-queries.handlers.js';
 import { SessionsController } from './sessions.controller.js';
 
 const logger = new Logger('Sessions');
@@ -21,7 +24,13 @@ const logger = new Logger('Sessions');
   controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController],
   providers: [
     ExecuteSessionCommandHandler,
+    CompressSessionHandler,
     GetSessionEventsHandler,
+    ListSessionsHandler,
+    GetSessionSummaryHandler,
+    GetTranscriptHandler,
+    GetSessionMarkersHandler,
+    GetRunJournalHandler,
     LiveHub,
     {
       provide: SessionWriter,
