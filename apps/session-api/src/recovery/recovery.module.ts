@@ -8,8 +8,10 @@ import { CONFIG } from '../app.constants.js';
 import { PG_POOL } from '../database/database.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { LivenessController } from './liveness.controller.js';
+import { LIVENESS_HANDLERS } from './liveness.handlers.js';
 import { CLOCK, type Clock } from './recovery.constants.js';
 import { RecoveryController } from './recovery.controller.js';
+import { SweepRecoveryHandler } from './sweep-recovery.handler.js';
 
 const logger = new Logger('Recovery');
 
@@ -18,6 +20,8 @@ const logger = new Logger('Recovery');
   imports: [SessionsModule],
   controllers: [LivenessController, RecoveryController],
   providers: [
+    ...LIVENESS_HANDLERS,
+    SweepRecoveryHandler,
     { provide: CLOCK, useValue: (() => Date.now() / 1000) satisfies Clock },
     { provide: LivenessRegistry, useFactory: (pool: pg.Pool) => new LivenessRegistry(pool), inject: [PG_POOL] },
     {
