@@ -1,4 +1,6 @@
 export { runMigrations, revertLastMigration, knownMigrationNames } from './database/migrate.js';
+export { DatabaseReachability, type ReachabilityLog, type ReachabilityOptions } from './database/database-reachability.js';
+export { isDatabaseUnavailable } from './errors/database-unavailable.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export * from './auth/api-keys.js';

@@ -1,6 +1,6 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
-import { type ChronicleConfig, Metrics } from '#platform';
+import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { SessionViews } from '#read-models';
 import { LivenessRegistry, RecoverySupervisor } from '#recovery';
 import { SessionWriter } from '#session-commands';
@@ -26,7 +26,15 @@ const logger = new Logger('Recovery');
     { provide: LivenessRegistry, useFactory: (pool: pg.Pool) => new LivenessRegistry(pool), inject: [PG_POOL] },
     {
       provide: RecoverySupervisor,
-      useFactory: (pool: pg.Pool, registry: LivenessRegistry, views: SessionViews, writer: SessionWriter, metrics: Metrics, clock: Clock) =>
+      useFactory: (
+        pool: pg.Pool,
+        registry: LivenessRegistry,
+        views: SessionViews,
+        writer: SessionWriter,
+        metrics: Metrics,
+        clock: Clock,
+        reachability: DatabaseReachability,
+      ) =>
         new RecoverySupervisor(pool, registry, views, writer, {
           clock,
           onDecision: (decision, sessionId) => {
@@ -41,9 +49,10 @@ const logger = new Logger('Recovery');
             metrics.recoveryRefusals.inc({ decision: decision.type, code: error.code });
           },
           onError: (error, sessionId) =>
+            reachability.absorbs('recovery supervisor', error) ||
             logger.warn(`recovery sweep${sessionId ? ` of ${sessionId}` : ''} failed: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK],
+      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK, DatabaseReachability],
     },
   ],
 })

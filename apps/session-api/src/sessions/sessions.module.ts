@@ -1,7 +1,7 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import type { EventStore } from '#event-store';
-import { type ChronicleConfig, Metrics } from '#platform';
+import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
@@ -41,13 +41,13 @@ const logger = new Logger('Sessions');
     { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
     {
       provide: SessionViews,
-      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics) =>
+      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
         new SessionViews(store, new SnapshotStore(pool), {
           snapshotEvery: config.snapshotEvery,
           onCache: (result) => metrics.viewCache.inc({ result }),
-          onError: (error) => logger.warn(`snapshot failed: ${(error as Error).message}`),
+          onError: (error) => reachability.absorbs('snapshots', error) || logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),
-      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics],
+      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics, DatabaseReachability],
     },
     {
       provide: EncodedAnswers,
@@ -57,13 +57,14 @@ const logger = new Logger('Sessions');
     },
     {
       provide: SessionIndexProjector,
-      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics) =>
+      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics, reachability: DatabaseReachability) =>
         new SessionIndexProjector(pool, store, views, {
           onLag: (lag) => metrics.projectionLag.set({ projection: 'session_index' }, lag),
           onPass: (seconds) => metrics.projectorBusy.inc({ projection: 'session_index' }, seconds),
-          onError: (error) => logger.warn(`session index projector: ${(error as Error).message}`),
+          onError: (error) =>
+            reachability.absorbs('session index projector', error) || logger.warn(`session index projector: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics],
+      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics, DatabaseReachability],
     },
   ],
   exports: [SessionWriter, SessionViews, LiveHub, SessionIndexProjector],
