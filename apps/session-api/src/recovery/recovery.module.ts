@@ -39,13 +39,18 @@ const logger = new Logger('Recovery');
           clock,
           onDecision: (decision, sessionId) => {
             const cause = decision.type === 'TurnInterrupted' ? decision.data.cause : 'none';
-            logger.log(`recovery decision: session ${sessionId}, run ${decision.data.runId}, cause ${cause}, decision ${decision.type}`);
+            logger.log({ msg: 'recovery decision', sessionId, runId: decision.data.runId, cause, decision: decision.type });
             metrics.recoveryDecisions.inc({ decision: decision.type, cause });
           },
           onRefused: (decision, error, sessionId) => {
-            logger.warn(
-              `recovery decision refused: session ${sessionId}, run ${decision.data.runId ?? 'none'}, decision ${decision.type}, code ${error.code}: ${error.message}`,
-            );
+            logger.warn({
+              msg: 'recovery decision refused',
+              sessionId,
+              runId: decision.data.runId ?? null,
+              decision: decision.type,
+              code: error.code,
+              reason: error.message,
+            });
             metrics.recoveryRefusals.inc({ decision: decision.type, code: error.code });
           },
           onError: (error, sessionId) =>
