@@ -1,44 +1,36 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
+import { type ServiceMain, startServiceMain } from '../support/service-main.js';
 import { freePort } from '../support/test-postgres.mjs';
 
 // Issue 11 item 7: an embedded PostgreSQL that dies turns ready false and is restarted. The built service
 // (global setup builds dist/) runs without DATABASE_URL, so it starts its own cluster in a fresh data folder;
 // the test kills that cluster's postmaster with -9, as the OOM killer would.
-const MAIN = join(process.cwd(), 'dist/apps/session-api/src/main.js');
-
 let dataDir: string;
-let service: ChildProcess;
+let main: ServiceMain;
 let base: string;
-const lines: Record<string, unknown>[] = [];
-let stderr = '';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'chronicle-embedded-'));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(CHRONICLE_.*|DATABASE_URL|PORT|HOST|LOG_LEVEL)$/.test(name)));
-  service = spawn(process.execPath, [MAIN], {
-    env: { ...env, CHRONICLE_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', CHRONICLE_API_KEYS: TEST_KEYS_SPEC, LOG_LEVEL: 'info', CHRONICLE_RECOVERY_INTERVAL_MS: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  main = startServiceMain({
+    CHRONICLE_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
+    LOG_LEVEL: 'info',
+    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
   });
-  let pending = '';
-  service.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (pending + chunk).split('\n');
-    pending = parts.pop() ?? '';
-    for (const part of parts) if (part.startsWith('{')) lines.push(JSON.parse(part));
-  });
-  service.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
   await until(async () => (await readyStatus()) === 200, 45_000, 'the service to be ready');
 }, 60_000);
 
 afterAll(async () => {
-  if (service && service.exitCode === null) {
-    service.kill('SIGKILL');
-    await new Promise((resolve) => service.once('exit', resolve));
+  if (main && main.child.exitCode === null) {
+    main.child.kill('SIGKILL');
+    await main.exited;
   }
   // A postmaster the service did not stop would outlive it; the folder goes with it.
   const pid = postmasterPid();
@@ -48,12 +40,14 @@ afterAll(async () => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readyStatus = () => fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
-const said = (msg: string) => lines.filter((line) => line.msg === msg);
+const said = (msg: string) => main.lines.filter((line) => line.msg === msg);
 
 async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline || service.exitCode !== null) throw new Error(`gave up waiting for ${what} (exit ${service.exitCode}): ${stderr}`);
+    if (Date.now() > deadline || main.child.exitCode !== null) {
+      throw new Error(`gave up waiting for ${what} (exit ${main.child.exitCode}): ${main.stderr().slice(-4000)}`);
+    }
     await pause(100);
   }
 }
@@ -113,9 +107,8 @@ describe('when the embedded PostgreSQL is killed', () => {
     expect(said('database reachable again')).toHaveLength(1);
 
     // It still stops cleanly, the restarted server with it.
-    service.kill('SIGTERM');
-    const code = await new Promise<number | null>((resolve) => service.once('exit', (exitCode) => resolve(exitCode)));
-    expect(code).toBe(0);
+    main.child.kill('SIGTERM');
+    expect(await main.exited).toBe(0);
     for (const deadline = Date.now() + 10_000; alive(second!) && Date.now() < deadline; ) await pause(100);
     expect(alive(second!)).toBe(false);
   }, 60_000);
