@@ -159,6 +159,21 @@ describe('ingestion routes', () => {
     expect((await read('/v1/sessions/ing-cc')).body.version).toBe(3);
   });
 
+  it('refuses a malformed or contradicting precondition with a 400 naming it, on every write route', async () => {
+    await start('ing-pre');
+    const rows = [{ role: 'user', content: 'a' }];
+    const malformed = await ingest('/v1/sessions/ing-pre/messages').set('If-Match', 'soon').send({ rows });
+    expect([malformed.status, malformed.body.errors]).toEqual([400, [{ path: 'header.If-Match', message: 'must be a quoted non-negative integer' }]]);
+    const contradicting = await ingest('/v1/sessions/ing-pre/truncate').set('If-Match', '"2"').send({ keepCount: 0, reason: 'clear', at: 5, expectedVersion: 1 });
+    expect([contradicting.status, contradicting.body.errors]).toEqual([400, [{ path: 'expectedVersion', message: 'is 1 but If-Match says 2' }]]);
+    const moved = await ingest('/v1/sessions/ing-pre/compress').set('If-Match', '"0"').send({ childSessionId: 'ing-pre-child', at: 6 });
+    expect([moved.status, moved.body.code]).toEqual([412, 'PRECONDITION_FAILED']);
+    expect((await read('/v1/sessions/ing-pre')).body).toMatchObject({ version: 1, archived: false });
+    expect((await read('/v1/sessions/ing-pre-child')).status).toBe(404);
+    const held = await ingest('/v1/sessions/ing-pre/compress').set('If-Match', '"1"').send({ childSessionId: 'ing-pre-child', at: 6 });
+    expect([held.status, held.body]).toEqual([200, { sessionId: 'ing-pre', version: 2, appended: 1, duplicate: false, childSessionId: 'ing-pre-child', childVersion: 1 }]);
+  });
+
   it('answers 413 above the body limit', async () => {
     await start('ing-big');
     const res = await ingest('/v1/sessions/ing-big/messages').send({ rows: [{ role: 'user', content: 'x'.repeat(30_000) }] });

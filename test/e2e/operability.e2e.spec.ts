@@ -1,9 +1,15 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 
+const lines: Record<string, unknown>[] = [];
+const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ LOG_LEVEL: 'info' }, { log });
 });
 afterAll(async () => {
   await t.close();
@@ -34,5 +40,44 @@ describe('operational metrics', () => {
     expect(metricValue(text, /^chronicle_db_pool_connections\{state="total"\}/)).toBeGreaterThan(0);
     expect(metricValue(text, /^chronicle_db_pool_connections\{state="waiting"\}/)).toBe(0);
     expect(metricValue(text, /^chronicle_live_streams /)).toBe(0);
+  });
+
+  it('counts an open live stream while it is open, and not after its client left', async () => {
+    await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'ops-live' });
+    const server = t.app.getHttpServer() as http.Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = http.get(`http://127.0.0.1:${port}/v1/sessions/ops-live/live`, { headers: bearer(KEYS.read) });
+    client.on('error', () => undefined);
+    const response = await new Promise<http.IncomingMessage>((resolve) => client.on('response', resolve));
+    expect(response.statusCode).toBe(200);
+    const streams = async () => metricValue((await request(t.server).get('/metrics')).text, /^chronicle_live_streams /);
+    expect(await streams()).toBe(1);
+    client.destroy();
+    const deadline = Date.now() + 3000;
+    while ((await streams()) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await streams()).toBe(0);
+  });
+});
+
+describe('recovery decisions', () => {
+  it('are logged with session, run, cause and decision, and counted', async () => {
+    const submittedAt = Date.now() / 1000 - 120;
+    await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'ops-rec' });
+    await request(t.server).post('/v1/sessions/ops-rec/submissions').set(bearer(KEYS.ingest)).send({ runId: 'ops-rec-run', text: 'hi', submittedAt });
+    const sweep = await request(t.server).post('/v1/recovery/sweep').set(bearer(KEYS.admin)).send({});
+    expect(sweep.body).toMatchObject({ interrupted: 1 });
+    expect(lines.filter((line) => line.msg === 'recovery decision')).toEqual([
+      expect.objectContaining({
+        level: 30,
+        context: 'Recovery',
+        sessionId: 'ops-rec',
+        runId: 'ops-rec-run',
+        cause: 'lost_worker_bookkeeping',
+        decision: 'TurnInterrupted',
+      }),
+    ]);
+    const { text } = await request(t.server).get('/metrics');
+    expect(metricValue(text, /^chronicle_recovery_decisions_total\{decision="TurnInterrupted",cause="lost_worker_bookkeeping"\}/)).toBe(1);
   });
 });

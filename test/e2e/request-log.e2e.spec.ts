@@ -8,7 +8,7 @@ const requestLines = () => lines.filter((line) => line.msg === 'request');
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ LOG_LEVEL: 'info' }, { log });
+  t = await startTestApp({ LOG_LEVEL: 'info', CHRONICLE_BODY_LIMIT_BYTES: '10000' }, { log });
 });
 afterAll(async () => {
   await t.close();
@@ -65,10 +65,48 @@ describe('the request log', () => {
     expect(JSON.stringify(logged)).not.toContain(KEYS.ingest);
   });
 
-  it('logs refused requests at warn, without the query string', async () => {
+  it('logs refused requests at warn with their problem code, without the query string', async () => {
     await request(t.server).get('/v1/sessions/log-1/events?after=-1').set(bearer(KEYS.read));
     const [line] = await eventuallyLogged(1);
-    expect(line).toMatchObject({ level: 40, route: '/v1/sessions/:id/events', status: 400 });
+    expect(line).toMatchObject({ level: 40, route: '/v1/sessions/:id/events', status: 400, code: 'VALIDATION_FAILED' });
+    expect(JSON.stringify(line)).not.toContain('after=');
+  });
+
+  it('names the problem code of every kind of refusal: the router, authentication, a read, a domain rule', async () => {
+    await request(t.server).get('/v1/nowhere/at-all');
+    await request(t.server).get('/v1/sessions/never-logged').set(bearer(KEYS.read));
+    await request(t.server).get('/v1/sessions/log-1');
+    await request(t.server).post('/v1/sessions/log-1/messages').set(bearer(KEYS.read)).send({ rows: [] });
+    await request(t.server).post('/v1/sessions/log-1/truncate').set(bearer(KEYS.ingest)).send({ keepCount: 99, reason: 'undo', at: 3 });
+    const logged = await eventuallyLogged(5);
+    expect(logged.map(({ status, code }) => [status, code])).toEqual([
+      [404, 'ROUTE_NOT_FOUND'],
+      [404, 'SESSION_NOT_FOUND'],
+      [401, 'UNAUTHENTICATED'],
+      [403, 'FORBIDDEN'],
+      [422, 'KEEP_COUNT_OUT_OF_RANGE'],
+    ]);
+  });
+
+  it('logs a malformed JSON body and an oversized one with the caller\'s request id, and answers with it', async () => {
+    const malformed = await request(t.server)
+      .post('/v1/sessions/log-1/messages')
+      .set(bearer(KEYS.ingest))
+      .set('x-request-id', 'bad-json-1')
+      .set('Content-Type', 'application/json')
+      .send('{"rows": [');
+    expect([malformed.status, malformed.headers['x-request-id']]).toEqual([400, 'bad-json-1']);
+    const oversized = await request(t.server)
+      .post('/v1/sessions/log-1/messages')
+      .set(bearer(KEYS.ingest))
+      .set('x-request-id', 'too-big-1')
+      .send({ rows: [{ role: 'user', content: 'x'.repeat(20_000) }] });
+    expect([oversized.status, oversized.headers['x-request-id']]).toEqual([413, 'too-big-1']);
+    const logged = await eventuallyLogged(2);
+    expect(logged).toEqual([
+      expect.objectContaining({ level: 40, reqId: 'bad-json-1', route: '/v1/sessions/:id/messages', status: 400, code: 'VALIDATION_FAILED' }),
+      expect.objectContaining({ level: 40, reqId: 'too-big-1', route: '/v1/sessions/:id/messages', status: 413, code: 'PAYLOAD_TOO_LARGE' }),
+    ]);
   });
 
   it('leaves out health probes and metric scrapes', async () => {

@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
@@ -8,6 +8,7 @@ import {
   ApiKeyGuard,
   type ApiKey,
   type ChronicleConfig,
+  DatabaseReachability,
   Metrics,
   ProblemDetailsFilter,
   RateLimiter,
@@ -42,6 +43,11 @@ export interface AppRuntime {
 class RuntimeModule {
   static forRoot(runtime: AppRuntime): DynamicModule {
     const metrics = new Metrics();
+    const databaseLog = new Logger('Database');
+    const reachability = new DatabaseReachability({
+      log: (level, fields, msg) => (level === 'info' ? databaseLog.log({ msg, ...fields }) : databaseLog.warn({ msg, ...fields })),
+      onChange: (reachable) => metrics.databaseReachable.set(reachable ? 1 : 0),
+    });
     const routes = runtime.routes ?? new RouteTable();
     return {
       module: RuntimeModule,
@@ -49,6 +55,7 @@ class RuntimeModule {
         { provide: CONFIG, useValue: runtime.config },
         { provide: API_KEYS, useValue: runtime.keys },
         { provide: Metrics, useValue: metrics },
+        { provide: DatabaseReachability, useValue: reachability },
         { provide: RouteTable, useValue: routes },
         { provide: RateLimiter, useValue: runtime.limiter ?? new RateLimiter(runtime.config.rateLimitPerMinute) },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -58,11 +65,12 @@ class RuntimeModule {
             new ProblemDetailsFilter({
               bodyLimitBytes: runtime.config.bodyLimitBytes,
               onClientDisconnect: () => metrics.clientDisconnects.inc(),
+              onDatabaseUnavailable: (error) => reachability.unreachable('request', error),
               allowedMethods: (path) => routes.allowedMethods(path),
             }),
         },
       ],
-      exports: [CONFIG, API_KEYS, Metrics, RateLimiter, RouteTable],
+      exports: [CONFIG, API_KEYS, Metrics, DatabaseReachability, RateLimiter, RouteTable],
     };
   }
 }
@@ -80,7 +88,8 @@ export class AppModule {
           appendInFlight: runtime.config.appendInFlight,
         }),
         CqrsModule.forRoot(),
-        TerminusModule,
+        // Its own log line per failed probe would repeat an outage every few seconds; the reachability state logs it once.
+        TerminusModule.forRoot({ logger: false }),
         SessionsModule,
         RecoveryModule,
         AuditModule,

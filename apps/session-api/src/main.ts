@@ -9,7 +9,19 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const keys = resolveApiKeys(config.apiKeys, config.dataDir);
-  const database = await resolveDatabase(config, (message) => log.debug({ embedded: true }, message));
+  // Set once the app runs: how a fatal loss of the embedded database stops it (exit 1).
+  let stopWith: ((reason: string, code: number) => Promise<void>) | null = null;
+  const database = await resolveDatabase(config, {
+    log: (message) => log.debug({ embedded: true }, message),
+    embeddedLifecycle: {
+      onExit: ({ code, signal }) => log.error({ code, signal }, 'embedded PostgreSQL exited; restarting it'),
+      onRestarted: (attempts) => log.info({ attempts }, 'embedded PostgreSQL restarted'),
+      onGiveUp: (error) => {
+        log.fatal({ err: error.message }, 'embedded PostgreSQL exited and could not be restarted; stopping');
+        void (stopWith ? stopWith('embedded PostgreSQL lost', 1) : process.exit(1));
+      },
+    },
+  });
   await waitForDatabase(database.url, {
     log: (attempt, delayMs, error) => log.warn({ attempt, retryInMs: delayMs, err: error.message }, 'database not reachable yet; retrying'),
   });
@@ -27,14 +39,15 @@ async function main(): Promise<void> {
   }
   const app = await createApp({ config, databaseUrl: database.url, keys: keys.keys, log });
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
     await app.close();
     await database.stop();
-    process.exit(0);
+    process.exit(code);
   };
+  stopWith = stop;
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   await app.listen(config.port, config.host);

@@ -4,7 +4,7 @@ import { resolveDatabase } from './database/resolve-database.js';
 /** `npm run migrate` applies pending migrations; `npm run migrate -- --down` reverts the latest one. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await resolveDatabase(config, () => undefined);
+  const database = await resolveDatabase(config, { log: () => undefined });
   try {
     if (process.argv.includes('--down')) {
       await revertLastMigration(database.url);

@@ -1,5 +1,8 @@
 export { runMigrations, revertLastMigration, knownMigrationNames } from './database/migrate.js';
+export { DatabaseReachability, type ReachabilityLog, type ReachabilityOptions } from './database/database-reachability.js';
+export { isDatabaseUnavailable } from './errors/database-unavailable.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
+export { ServerSupervisor, type ServerExit, type SupervisedProcess, type SupervisorHooks, type SupervisorOptions } from './database/server-supervisor.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export * from './auth/api-keys.js';
 export * from './auth/auth.guard.js';

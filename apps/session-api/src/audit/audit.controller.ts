@@ -1,11 +1,11 @@
-import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import pg from 'pg';
-import type { EventStore } from '#event-store';
 import { RequireScope } from '#platform';
-import { type AuditDeps, auditSession, rebuildProjection, SessionViews } from '#read-models';
-import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
-import { checkId } from '../sessions/session-id.js';
+import type { RebuildResult, SessionAudit } from '#read-models';
+import { IdParam } from '../sessions/session-id.js';
+import { AuditSession } from './audit-session.query.js';
+import { RebuildProjection } from './rebuild-projection.command.js';
 
 /**
  * Replay audits of one session and projection rebuilds (scope `admin`): every stored view checked against a pure replay of
@@ -16,25 +16,20 @@ import { checkId } from '../sessions/session-id.js';
 @Controller('v1')
 @RequireScope('admin')
 export class AuditController {
-  private readonly deps: AuditDeps;
-
   constructor(
-    @Inject(PG_POOL) pool: pg.Pool,
-    @Inject(EVENT_STORE) store: EventStore,
-    views: SessionViews,
-  ) {
-    this.deps = { pool, store, views };
-  }
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @Post('sessions/:id/audit')
   @HttpCode(200)
-  auditSession(@Param('id') id: string) {
-    return auditSession(this.deps, checkId(id, 'id'));
+  auditSession(@IdParam('id') id: string): Promise<SessionAudit> {
+    return this.queries.execute(new AuditSession(id));
   }
 
   @Post('projections/:name/rebuild')
   @HttpCode(200)
-  rebuild(@Param('name') name: string) {
-    return rebuildProjection(this.deps, name);
+  rebuild(@Param('name') name: string): Promise<RebuildResult> {
+    return this.commands.execute(new RebuildProjection(name));
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
 import type { EventStore } from '#event-store';
-import { type ChronicleConfig, Metrics } from '#platform';
+import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { ContinuousAuditor, type SessionAudit, SessionViews } from '#read-models';
 import { CONFIG } from '../app.constants.js';
 import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
@@ -25,6 +25,7 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
     @Inject(EVENT_STORE) store: EventStore,
     views: SessionViews,
     private readonly metrics: Metrics,
+    private readonly reachability: DatabaseReachability,
   ) {
     this.auditor = new ContinuousAuditor(
       { pool, store, views },
@@ -42,7 +43,11 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
     this.timer = setInterval(() => {
       this.running ??= this.auditor
         .pass()
-        .catch((error: unknown) => this.logger.warn(`continuous audit pass failed: ${(error as Error).message}`))
+        .catch(
+          (error: unknown) =>
+            this.reachability.absorbs('continuous auditor', error) ||
+            this.logger.warn(`continuous audit pass failed: ${(error as Error).message}`),
+        )
         .finally(() => (this.running = null));
     }, this.config.auditIntervalMs);
     this.timer.unref();

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { instrumentEventStore, PostgresEventStore } from '#event-store';
-import { Metrics } from '#platform';
+import { DatabaseReachability, Metrics } from '#platform';
 import { sessionSummaryProjection } from '#read-models';
 import { liveNotifyProjection } from '../live/live-notify.projection.js';
 
@@ -20,15 +20,17 @@ export class DatabaseModule implements OnApplicationShutdown {
       providers: [
         {
           provide: PG_POOL,
-          useFactory: (metrics: Metrics) => {
+          useFactory: (metrics: Metrics, reachability: DatabaseReachability) => {
             // Pipeline mode: an append batch's statements leave in one write (PipelinedTransaction).
             const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, pipeline: true });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
-            pool.on('error', () => undefined);
+            pool.on('error', (error) => reachability.absorbs('pool', error));
+            // A new connection is the database reachable (again, after an outage: the pool drops broken clients).
+            pool.on('connect', () => reachability.reached());
             metrics.watchPool(pool);
             return pool;
           },
-          inject: [Metrics],
+          inject: [Metrics, DatabaseReachability],
         },
         {
           provide: EVENT_STORE,

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
+import { DatabaseReachability } from '#platform';
 import { LruCache } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { NOTIFY_CHANNEL } from './live.constants.js';
@@ -39,10 +40,15 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectDelayMs = RECONNECT_FIRST_MS;
   private lost = false;
+  /** The loss was the database's (logged once by the reachability state), so its reconnect is no news either. */
+  private lostQuietly = false;
   private stopped = false;
   private shuttingDown = false;
 
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+    private readonly reachability: DatabaseReachability,
+  ) {
     this.emitter.setMaxListeners(0);
   }
 
@@ -136,7 +142,8 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
       const drop = (error: Error) => {
         // Ends the broken connection instead of putting it back in the pool.
         if (!release(error) || this.stopped) return;
-        this.logger.warn(`live listener lost: ${error.message}; reconnecting`);
+        this.lostQuietly = this.reachability.absorbs('live listener', error);
+        if (!this.lostQuietly) this.logger.warn(`live listener lost: ${error.message}; reconnecting`);
         this.lost = true;
         this.scheduleReconnect();
       };
@@ -159,13 +166,18 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
       this.reconnectDelayMs = RECONNECT_FIRST_MS;
       if (this.lost) {
         this.lost = false;
-        this.logger.log('live listener reconnected');
+        if (this.lostQuietly) this.logger.debug('live listener reconnected');
+        else this.logger.log('live listener reconnected');
+        this.lostQuietly = false;
         this.recheckSubscribers();
       }
     } catch (error) {
       client?.release(error as Error);
       if (this.stopped) return;
-      if (!this.lost) this.logger.warn(`live updates from other replicas are off for now: ${(error as Error).message}`);
+      if (!this.lost) {
+        this.lostQuietly = this.reachability.absorbs('live listener', error);
+        if (!this.lostQuietly) this.logger.warn(`live updates from other replicas are off for now: ${(error as Error).message}`);
+      }
       this.lost = true;
       this.scheduleReconnect();
     }

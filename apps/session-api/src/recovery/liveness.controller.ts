@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, HttpCode, Inject, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, HttpCode, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { RequireScope, ZodValidationPipe } from '#platform';
-import { type LeasePhase, LivenessRegistry } from '#recovery';
+import type { LeasePhase } from '#recovery';
 import { IdParam } from '../sessions/session-id.js';
-import { CLOCK, type Clock } from './recovery.constants.js';
+import { CloseRunStream, OpenRunStream, PutRunLease, RecordHostStarted, ReleaseRunLease } from './liveness.commands.js';
 import { hostStartedBody, leaseBody, streamBody, streamCloseBody } from './recovery.schemas.js';
 
 /** Liveness routes (scope `ingest`): ephemeral registry facts, not events. */
@@ -13,46 +14,35 @@ import { hostStartedBody, leaseBody, streamBody, streamCloseBody } from './recov
 @Controller('v1')
 @RequireScope('ingest')
 export class LivenessController {
-  constructor(
-    private readonly registry: LivenessRegistry,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
   @Post('hosts/:hostId/started')
   @HttpCode(200)
   hostStarted(@IdParam('hostId') hostId: string, @Body(new ZodValidationPipe(hostStartedBody)) body: z.infer<typeof hostStartedBody>) {
-    return this.registry.hostStarted(hostId, body.startedAt);
+    return this.commands.execute(new RecordHostStarted(hostId, body.startedAt));
   }
 
   @Put('runs/:runId/lease')
   putLease(@IdParam('runId') runId: string, @Body(new ZodValidationPipe(leaseBody)) body: z.infer<typeof leaseBody>) {
-    return this.registry.putLease({
-      runId: runId,
-      sessionId: body.sessionId,
-      hostId: body.hostId,
-      ttlSeconds: body.ttlSeconds,
-      phase: body.phase as LeasePhase | undefined,
-      at: this.clock(),
-    });
+    const { sessionId, hostId, ttlSeconds } = body;
+    return this.commands.execute(new PutRunLease(runId, { sessionId, hostId, ttlSeconds, phase: body.phase as LeasePhase | undefined }));
   }
 
   @Delete('runs/:runId/lease')
-  async deleteLease(@IdParam('runId') runId: string) {
-    const released = await this.registry.deleteLease(runId, this.clock());
-    return { runId, released };
+  deleteLease(@IdParam('runId') runId: string) {
+    return this.commands.execute(new ReleaseRunLease(runId));
   }
 
   @Put('runs/:runId/stream')
   openStream(@IdParam('runId') runId: string, @Body(new ZodValidationPipe(streamBody)) body: z.infer<typeof streamBody>) {
-    return this.registry.openStream(runId, body.sessionId, this.clock());
+    return this.commands.execute(new OpenRunStream(runId, body.sessionId));
   }
 
   @Delete('runs/:runId/stream')
-  async closeStream(
+  closeStream(
     @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(streamCloseBody)) _body: z.infer<typeof streamCloseBody>,
   ) {
-    const closed = await this.registry.closeStream(runId);
-    return { runId, closed };
+    return this.commands.execute(new CloseRunStream(runId));
   }
 }

@@ -1,9 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { RequireScope, ZodValidationPipe } from '#platform';
-import { RecoverySupervisor } from '#recovery';
 import { sweepBody } from './recovery.schemas.js';
+import { SweepRecovery } from './sweep-recovery.command.js';
 
 export interface SweepAnswer {
   readonly examined: number;
@@ -18,12 +19,12 @@ export interface SweepAnswer {
 @Controller('v1/recovery')
 @RequireScope('admin')
 export class RecoveryController {
-  constructor(private readonly supervisor: RecoverySupervisor) {}
+  constructor(private readonly commands: CommandBus) {}
 
   @Post('sweep')
   @HttpCode(200)
   async sweep(@Body(new ZodValidationPipe(sweepBody)) body: z.infer<typeof sweepBody>): Promise<SweepAnswer> {
-    const { examined, interrupted, recoveredFromAgentStore, gaveUp } = await this.supervisor.sweep(body?.now);
+    const { examined, interrupted, recoveredFromAgentStore, gaveUp } = await this.commands.execute(new SweepRecovery(body?.now));
     return { examined, interrupted, recoveredFromAgentStore, gaveUp };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
-import { type ChronicleConfig, Metrics } from '#platform';
+import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { SessionViews } from '#read-models';
 import { LivenessRegistry, RecoverySupervisor } from '#recovery';
 import { SessionWriter } from '#session-commands';
@@ -8,8 +8,10 @@ import { CONFIG } from '../app.constants.js';
 import { PG_POOL } from '../database/database.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { LivenessController } from './liveness.controller.js';
+import { LIVENESS_HANDLERS } from './liveness.handlers.js';
 import { CLOCK, type Clock } from './recovery.constants.js';
 import { RecoveryController } from './recovery.controller.js';
+import { SweepRecoveryHandler } from './sweep-recovery.handler.js';
 
 const logger = new Logger('Recovery');
 
@@ -18,28 +20,44 @@ const logger = new Logger('Recovery');
   imports: [SessionsModule],
   controllers: [LivenessController, RecoveryController],
   providers: [
+    ...LIVENESS_HANDLERS,
+    SweepRecoveryHandler,
     { provide: CLOCK, useValue: (() => Date.now() / 1000) satisfies Clock },
     { provide: LivenessRegistry, useFactory: (pool: pg.Pool) => new LivenessRegistry(pool), inject: [PG_POOL] },
     {
       provide: RecoverySupervisor,
-      useFactory: (pool: pg.Pool, registry: LivenessRegistry, views: SessionViews, writer: SessionWriter, metrics: Metrics, clock: Clock) =>
+      useFactory: (
+        pool: pg.Pool,
+        registry: LivenessRegistry,
+        views: SessionViews,
+        writer: SessionWriter,
+        metrics: Metrics,
+        clock: Clock,
+        reachability: DatabaseReachability,
+      ) =>
         new RecoverySupervisor(pool, registry, views, writer, {
           clock,
           onDecision: (decision, sessionId) => {
             const cause = decision.type === 'TurnInterrupted' ? decision.data.cause : 'none';
-            logger.log(`recovery decision: session ${sessionId}, run ${decision.data.runId}, cause ${cause}, decision ${decision.type}`);
+            logger.log({ msg: 'recovery decision', sessionId, runId: decision.data.runId, cause, decision: decision.type });
             metrics.recoveryDecisions.inc({ decision: decision.type, cause });
           },
           onRefused: (decision, error, sessionId) => {
-            logger.warn(
-              `recovery decision refused: session ${sessionId}, run ${decision.data.runId ?? 'none'}, decision ${decision.type}, code ${error.code}: ${error.message}`,
-            );
+            logger.warn({
+              msg: 'recovery decision refused',
+              sessionId,
+              runId: decision.data.runId ?? null,
+              decision: decision.type,
+              code: error.code,
+              reason: error.message,
+            });
             metrics.recoveryRefusals.inc({ decision: decision.type, code: error.code });
           },
           onError: (error, sessionId) =>
+            reachability.absorbs('recovery supervisor', error) ||
             logger.warn(`recovery sweep${sessionId ? ` of ${sessionId}` : ''} failed: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK],
+      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK, DatabaseReachability],
     },
   ],
 })

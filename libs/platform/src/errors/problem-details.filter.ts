@@ -19,6 +19,8 @@ export function zodProblems(error: ZodError): FieldProblem[] {
 
 export interface ProblemDetailsOptions extends FastifyErrorOptions {
   readonly onClientDisconnect?: (error: unknown) => void;
+  /** A request met an unreachable database (answered 503): reported, not logged per request. */
+  readonly onDatabaseUnavailable?: (error: unknown) => void;
   /** The methods the router has for a concrete path; a route-not-found with other methods there is a 405. */
   readonly allowedMethods?: (path: string) => readonly string[];
 }
@@ -103,7 +105,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       : toProblem(answered, request, this.options);
     const route = `${request.method} ${request.routeOptions?.url ?? request.url}`;
     if (unavailable) {
-      this.logger.warn(`${route} answered 503, the database is unavailable (request ${request.id}): ${(error as Error).message}`);
+      // Logged once per outage by whoever the callback reports to; the request log has this request's line.
+      this.options.onDatabaseUnavailable?.(error);
+      this.logger.debug(`${route} answered 503, the database is unavailable (request ${request.id}): ${(error as Error).message}`);
     } else if (body.status >= 500) {
       const detail = error instanceof Error ? error.stack ?? error.message : String(error);
       this.logger.error(`${route} failed (request ${request.id}): ${detail}`);

@@ -57,6 +57,7 @@ export const STATUS_BY_CODE = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   DATABASE_UNAVAILABLE: 503,
+  NOT_READY: 503,
 } as const satisfies Readonly<Record<string, number>>;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;

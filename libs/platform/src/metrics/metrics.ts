@@ -114,6 +114,12 @@ export class Metrics {
     this.sources.openStreams = count;
   }
 
+  readonly databaseReachable = new Gauge({
+    name: 'chronicle_database_reachable',
+    help: 'Whether PostgreSQL was reachable at the last contact (1) or is in an outage (0)',
+    registers: [this.registry],
+  });
+
   readonly answerCacheBytes = new Gauge({
     name: 'chronicle_answer_cache_bytes',
     help: 'Bytes of serialised and compressed read answers held in memory (bounded by CHRONICLE_ANSWER_CACHE_BYTES)',
@@ -147,6 +153,7 @@ export class Metrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
+    this.databaseReachable.set(1);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'chronicle_' });
   }
 }

@@ -1,0 +1,83 @@
+import { EventEmitter } from 'node:events';
+import { ServerSupervisor, type SupervisorOptions } from './server-supervisor.js';
+
+class FakeServer extends EventEmitter {
+  die(signal: NodeJS.Signals = 'SIGKILL') {
+    this.emit('exit', null, signal);
+  }
+}
+
+/** A server whose starts succeed or fail as `outcomes` says (true = started), the last outcome repeating. */
+function harness(outcomes: boolean[], options: SupervisorOptions = {}) {
+  const servers: FakeServer[] = [];
+  const events: string[] = [];
+  let starts = 0;
+  const supervisor = new ServerSupervisor(
+    async () => {
+      const ok = outcomes[Math.min(starts, outcomes.length - 1)];
+      starts += 1;
+      if (!ok) throw new Error(`start ${starts} failed`);
+      const server = new FakeServer();
+      servers.push(server);
+      return server;
+    },
+    {
+      firstDelayMs: 5,
+      maxDelayMs: 20,
+      onExit: (exit) => events.push(`exit ${exit.signal}`),
+      onRestarted: (attempts) => events.push(`restarted after ${attempts}`),
+      onGiveUp: (error) => events.push(`gave up: ${error.message}`),
+      ...options,
+    },
+  );
+  return { supervisor, servers, events, starts: () => starts };
+}
+
+const until = async (check: () => boolean) => {
+  const deadline = Date.now() + 2000;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe('the server supervisor', () => {
+  it('restarts a server that exits by itself, and watches the new one', async () => {
+    const h = harness([true]);
+    await h.supervisor.begin();
+    h.servers[0].die();
+    await until(() => h.servers.length === 2);
+    h.servers[1].die('SIGSEGV');
+    await until(() => h.servers.length === 3);
+    expect(h.events).toEqual(['exit SIGKILL', 'restarted after 1', 'exit SIGSEGV', 'restarted after 1']);
+  });
+
+  it('retries a restart that fails until one succeeds', async () => {
+    const h = harness([true, false, false, true]);
+    await h.supervisor.begin();
+    h.servers[0].die();
+    await until(() => h.events.length === 2);
+    expect(h.events).toEqual(['exit SIGKILL', 'restarted after 3']);
+  });
+
+  it('gives up with the last error once restarts have failed for the time allowed', async () => {
+    const h = harness([true, false], { restartTimeoutMs: 60 });
+    await h.supervisor.begin();
+    h.servers[0].die();
+    await until(() => h.events.length === 2);
+    expect(h.events[1]).toMatch(/^gave up: start \d+ failed$/);
+    expect(h.starts()).toBeGreaterThan(2);
+  });
+
+  it('does not restart a server it was told to stop', async () => {
+    const h = harness([true]);
+    await h.supervisor.begin();
+    await h.supervisor.stop();
+    h.servers[0].die('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect([h.events, h.starts()]).toEqual([[], 1]);
+  });
+
+  it('leaves a failed first start to the caller', async () => {
+    const h = harness([false]);
+    await expect(h.supervisor.begin()).rejects.toThrow('start 1 failed');
+    expect(h.events).toEqual([]);
+  });
+});

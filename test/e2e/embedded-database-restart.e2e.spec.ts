@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
+import { type ServiceMain, startServiceMain } from '../support/service-main.js';
+import { freePort } from '../support/test-postgres.mjs';
+
+// Issue 11 item 7: an embedded PostgreSQL that dies turns ready false and is restarted. The built service
+// (global setup builds dist/) runs without DATABASE_URL, so it starts its own cluster in a fresh data folder;
+// the test kills that cluster's postmaster with -9, as the OOM killer would.
+let dataDir: string;
+let main: ServiceMain;
+let base: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'chronicle-embedded-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  main = startServiceMain({
+    CHRONICLE_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
+    LOG_LEVEL: 'info',
+    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+  });
+  await until(async () => (await readyStatus()) === 200, 45_000, 'the service to be ready');
+}, 60_000);
+
+afterAll(async () => {
+  if (main && main.child.exitCode === null) {
+    main.child.kill('SIGKILL');
+    await main.exited;
+  }
+  // A postmaster the service did not stop would outlive it; the folder goes with it.
+  const pid = postmasterPid();
+  if (pid && alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const readyStatus = () => fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
+const said = (msg: string) => main.lines.filter((line) => line.msg === msg);
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline || main.child.exitCode !== null) {
+      throw new Error(`gave up waiting for ${what} (exit ${main.child.exitCode}): ${main.stderr().slice(-4000)}`);
+    }
+    await pause(100);
+  }
+}
+
+/** The postmaster's pid, from the first line of postmaster.pid in the cluster folder. */
+function postmasterPid(): number | null {
+  try {
+    return Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('when the embedded PostgreSQL is killed', () => {
+  it('turns ready false, restarts it on the same port, turns ready true again, and serves writes', async () => {
+    const start = (sessionId: string) =>
+      fetch(`${base}/v1/sessions`, {
+        method: 'POST',
+        headers: { ...bearer(KEYS.ingest), 'content-type': 'application/json' },
+        body: JSON.stringify({ sessionId, createdAt: 1 }),
+      }).then((r) => r.status);
+    expect(await start('before-kill')).toBe(201);
+    const first = postmasterPid();
+    expect(first).not.toBeNull();
+    process.kill(first!, 'SIGKILL');
+
+    const down = await (async () => {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await pause(20)) {
+        const res = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
+        if (res && res.status !== 200) return { status: res.status, body: await res.json() };
+      }
+      return null;
+    })();
+    expect(down).toMatchObject({ status: 503, body: { code: 'NOT_READY', checks: { database: { status: 'down' } } } });
+
+    await until(async () => (await readyStatus()) === 200, 30_000, 'ready again');
+    const second = postmasterPid();
+    expect(second).not.toBe(first);
+    expect(alive(second!)).toBe(true);
+    expect(await start('after-restart')).toBe(201);
+    const read = await fetch(`${base}/v1/sessions/before-kill`, { headers: bearer(KEYS.read) });
+    expect(read.status).toBe(200);
+
+    await until(() => said('database reachable again').length > 0, 5_000, 'the recovery log line');
+    expect(said('embedded PostgreSQL exited; restarting it')).toEqual([expect.objectContaining({ level: 50, signal: 'SIGKILL' })]);
+    expect(said('embedded PostgreSQL restarted')).toHaveLength(1);
+    expect(said('database unreachable')).toHaveLength(1);
+    expect(said('database reachable again')).toHaveLength(1);
+
+    // It still stops cleanly, the restarted server with it.
+    main.child.kill('SIGTERM');
+    expect(await main.exited).toBe(0);
+    for (const deadline = Date.now() + 10_000; alive(second!) && Date.now() < deadline; ) await pause(100);
+    expect(alive(second!)).toBe(false);
+  }, 60_000);
+});

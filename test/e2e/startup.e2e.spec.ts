@@ -1,0 +1,97 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEST_KEYS_SPEC } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startServiceMain } from '../support/service-main.js';
+import { freePort } from '../support/test-postgres.mjs';
+
+// Issue 11 item 7, at the process level: the built service's start, as an operator sees it.
+let scratch: string;
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'chronicle-startup-'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('a configuration error', () => {
+  it('stops the start with exit 2 and one line, no stack, before any database is touched', async () => {
+    const dataDir = join(scratch, 'never-created');
+    const started = Date.now();
+    const main = startServiceMain({ PORT: 'eighty', CHRONICLE_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+    expect(await main.exited).toBe(2);
+    expect(main.stderr()).toMatch(/^chronicle failed to start: invalid configuration: PORT: [^\n]+\n$/);
+    expect(main.stdout()).toBe('');
+    // No embedded cluster, no generated key: the data folder was never made.
+    expect(existsSync(dataDir)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('names a malformed key list the same way', async () => {
+    const main = startServiceMain({ CHRONICLE_API_KEYS: 'k1:everything', DATABASE_URL: 'postgres://127.0.0.1:1/none', LOG_LEVEL: 'info' });
+    expect(await main.exited).toBe(2);
+    expect(main.stderr().split('\n').filter(Boolean)).toEqual([expect.stringMatching(/^chronicle failed to start: invalid configuration: /)]);
+    expect(main.stdout()).not.toContain('database');
+  });
+});
+
+describe('a DATABASE_URL that is not reachable yet at start', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('is retried with a growing delay, each attempt logged, and "database ready" comes only once it answers', async () => {
+    // A port that cuts every connection until `forwarding` opens it to the test database.
+    const target = new URL(database.url);
+    let forwardingSince = 0;
+    const gate = net.createServer((socket) => {
+      if (!forwardingSince) return socket.destroy();
+      const upstream = net.connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const url = new URL(database.url);
+    url.port = String((gate.address() as AddressInfo).port);
+    const port = await freePort();
+    const main = startServiceMain({
+      DATABASE_URL: url.toString(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
+      LOG_LEVEL: 'info',
+      CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+    });
+    try {
+      const retries = () => main.lines.filter((line) => line.msg === 'database not reachable yet; retrying');
+      for (const deadline = Date.now() + 20_000; retries().length < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      forwardingSince = Date.now();
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
+        if (status === 200) break;
+      }
+      // Log lines leave in blocks at most 250 ms apart.
+      const listening = () => main.lines.some((line) => String(line.msg).startsWith('Chronicle listening'));
+      for (const deadline = Date.now() + 3_000; !listening() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      const messages = main.lines.map((line) => line.msg);
+      const ready = main.lines.filter((line) => line.msg === 'database ready');
+      expect(ready).toHaveLength(1);
+      expect(ready[0].time as number).toBeGreaterThanOrEqual(forwardingSince);
+      const delays = retries().map((line) => line.retryInMs as number);
+      expect(delays.slice(0, 3)).toEqual([250, 500, 1000]);
+      expect(retries()[0]).toMatchObject({ level: 40, attempt: 1, err: expect.any(String) });
+      // Every retry before "database ready", and the service listens only after it.
+      const readyAt = messages.indexOf('database ready');
+      expect(messages.lastIndexOf('database not reachable yet; retrying')).toBeLessThan(readyAt);
+      expect(messages.findIndex((msg) => String(msg).startsWith('Chronicle listening'))).toBeGreaterThan(readyAt);
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
+      gate.close();
+    }
+  }, 60_000);
+});
