@@ -18,7 +18,7 @@ tool calls, tool cards and interruption markers.
 
 Writes every event, one JSON object per line, in stream order:
   { sessionId, streamId, version, type, data, metadata, hash, recordedAt }
-from one consistent snapshot of the log, in constant memory. Progress goes to stderr.
+(recordedAt in epoch seconds, as the HTTP API answers it) from one consistent snapshot of the log, in constant memory. Progress goes to stderr.
 
   --session ID   only this session's stream`,
   import: `Usage: chronicle import FILE.ndjson
