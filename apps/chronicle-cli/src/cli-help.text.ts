@@ -1,7 +1,8 @@
 import type { CommandName } from './cli-args.parser.js';
 
 const DATABASE = `Database: DATABASE_URL, or (unset) the embedded PostgreSQL in CHRONICLE_DATA_DIR (default ./.chronicle),
-which only one process can use at a time: stop the service first, or set DATABASE_URL.`;
+which only one process can use at a time: stop the service first, or set DATABASE_URL. An embedded cluster
+that a command creates and leaves without events (a refused import, a dry run) is removed again.`;
 
 const EXITS = `Exit codes: 0 ok, 1 mismatches found or import refused, 2 usage or connection error.`;
 
