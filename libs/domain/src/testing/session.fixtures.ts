@@ -41,16 +41,7 @@ export const settled = (runId: string, rows: MessageRow[], settledAt: number): S
   data: { runId, rows, settledAt },
 });
 
-export const journal = (
-  runId: string,
-  seq: number,
-  event: string,
-  payload: Record<string, unknown>,
-  createdAt: number,
-): SessionEvent => ({ type: 'JournalEventRecorded', data: { runId, seq, event, payload, createdAt } });
-
-export const tokens = (runId: string, fromSeq: number, texts: string[], createdAt: number): SessionEvent[] =>
-  texts.map((text, index) => journal(runId, fromSeq + index, 'token', { text }, createdAt + index / 100));
+export { journal, tokens } from './journal-events.builder.js';
 
 export const observed = (rows: StateRow[], observedAt: number): SessionEvent => ({
   type: 'StateRowsObserved',
