@@ -26,36 +26,47 @@ function* sources(dir) {
 }
 
 /**
- * The first source under `root` whose build in `root/dist` is missing or older than it, as a path relative to
- * `root`; null when the build is current. A tree without sources (the container image) is always current.
+ * The sources under `root` whose build in `root/dist` is missing or older than them, as paths relative to
+ * `root`; none when the build is current. A tree without sources (the container image) is always current.
  */
-export function staleSource(root) {
+export function staleSources(root) {
+  const stale = [];
   for (const dir of SOURCE_DIRS) {
     for (const source of sources(join(root, dir))) {
       const path = relative(root, source);
       const built = join(root, 'dist', path.replace(/\.ts$/, '.js'));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) return path;
+      if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) stale.push(path);
     }
   }
-  return null;
-}
-
-/** The swc build of the service and the CLI (seconds; the dashboard's vite build is not needed here). */
-export function npmBuild(root) {
-  const result = spawnSync('npm', ['run', '--silent', 'build:server'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  return result.error ? `could not run npm (${result.error.message})` : result.status === 0 ? null : `npm run build:server exited ${result.status}`;
+  return stale;
 }
 
 /**
- * Never runs a stale dist/: rebuilds first when a source is newer than its build, saying so in one line on
- * stderr. Answers null when dist/ can run, else the one-line reason it cannot.
+ * Compiles `files` into dist/ as `npm run build:server` does (same swc, same .swcrc, same paths): each file
+ * compiles alone, so only the stale ones are rewritten (quick, and a process running the rest of dist/ is
+ * left alone). Answers null, or why it failed.
  */
-export function ensureFreshBuild(root, { build = npmBuild, warn = (line) => process.stderr.write(`${line}\n`) } = {}) {
-  const stale = staleSource(root);
-  if (stale === null) return null;
-  warn(`chronicle: rebuilding dist/ (${stale} changed since the last build)`);
-  const failure = build(root);
+export function swcBuild(root, files) {
+  const swc = join(root, 'node_modules/@swc/cli/bin/swc.js');
+  if (!existsSync(swc)) return 'swc is not installed (run npm ci)';
+  const result = spawnSync(process.execPath, [swc, ...files, '--out-dir', 'dist', '--config-file', '.swcrc', '--quiet'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return result.error ? `could not run swc (${result.error.message})` : result.status === 0 ? null : `swc exited ${result.status}`;
+}
+
+/**
+ * Never runs a stale dist/: rebuilds what is stale first, saying so in one line on stderr. Answers null when
+ * dist/ can run, else the one-line reason it cannot.
+ */
+export function ensureFreshBuild(root, { build = swcBuild, warn = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  const stale = staleSources(root);
+  if (stale.length === 0) return null;
+  const more = stale.length > 1 ? ` and ${stale.length - 1} more` : '';
+  warn(`chronicle: rebuilding dist/ (${stale[0]}${more} changed since the last build)`);
+  const failure = build(root, stale);
   if (failure !== null) return `chronicle: the rebuild failed (${failure}); dist/ is stale, fix the build or run npm run build`;
-  const still = staleSource(root);
-  return still === null ? null : `chronicle: dist/ is still stale after the rebuild (${still}); run npm run build`;
+  const still = staleSources(root);
+  return still.length === 0 ? null : `chronicle: dist/ is still stale after the rebuild (${still[0]}); run npm run build`;
 }
