@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = ingestClient(() => t.server);
-const { ingest, read } = api;
+const { read } = api;
 const T0 = 1_800_000_000;
 
 async function startWithRows(sessionId: string, count: number): Promise<void> {
@@ -80,15 +80,15 @@ describe('GET …/transcript?streaming=1', () => {
     expect(streamed.body.messages).toEqual(before.body.messages);
     const plain = await read('/v1/sessions/stream-1/transcript');
     expect(plain.body).not.toHaveProperty('streaming');
-    await ingest('/v1/sessions/stream-1/runs/run-s/settle')
-      .send({
-        rows: [
-          { role: 'user', content: 'hello?', timestamp: T0 + 100 },
-          { role: 'assistant', content: 'Hello there', timestamp: T0 + 101 },
-        ],
-        settledAt: T0 + 102,
-      })
-      .expect(200);
+    await api.settle(
+      'stream-1',
+      'run-s',
+      [
+        { role: 'user', content: 'hello?', timestamp: T0 + 100 },
+        { role: 'assistant', content: 'Hello there', timestamp: T0 + 101 },
+      ],
+      T0 + 102,
+    );
     const settled = await read('/v1/sessions/stream-1/transcript?streaming=1');
     expect(settled.body.streaming).toBeNull();
     expect(settled.body.messages.at(-1)).toMatchObject({ content: 'Hello there' });
@@ -154,15 +154,7 @@ describe('GET …/live?patches=1', () => {
     expect(live.patches[0]).toMatchObject({ from: 0 });
     await api.submit('live-10k', { runId: 'run-l', text: 'go on', submittedAt: T0 + 20_000 });
     for (let seq = 1; seq <= 20; seq += 1) await token('live-10k', 'run-l', seq, ` word${seq}`);
-    await ingest('/v1/sessions/live-10k/runs/run-l/settle')
-      .send({
-        rows: [
-          { role: 'user', content: 'go on', timestamp: T0 + 20_000 },
-          { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 },
-        ],
-        settledAt: T0 + 20_002,
-      })
-      .expect(200);
+    await api.settle('live-10k', 'run-l', [{ role: 'user', content: 'go on', timestamp: T0 + 20_000 }, { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 }], T0 + 20_002);
     const final = await read('/v1/sessions/live-10k/transcript');
     await until(() => live.patches.at(-1)?.version === final.body.version);
     live.close();

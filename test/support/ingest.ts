@@ -50,6 +50,9 @@ export function ingestClient(server: () => App) {
     recordMessages: (sessionId: string, rows: readonly Row[]) => expectStatus(ingest(`/v1/sessions/${sessionId}/messages`).send({ rows }), 200),
     /** POST /v1/sessions/{id}/submissions: the pending turn. */
     submit: (sessionId: string, turn: TurnBody) => expectStatus(ingest(`/v1/sessions/${sessionId}/submissions`).send(turn), 200),
+    /** POST /v1/sessions/{id}/runs/{runId}/settle: the turn's final rows. */
+    settle: (sessionId: string, runId: string, rows: readonly Row[], settledAt: number) =>
+      expectStatus(ingest(`/v1/sessions/${sessionId}/runs/${runId}/settle`).send({ rows, settledAt }), 200),
     /** POST /v1/sessions/{id}/runs/{runId}/journal. */
     postJournal: (sessionId: string, runId: string, events: readonly JournalEventBody[]) =>
       expectStatus(ingest(`/v1/sessions/${sessionId}/runs/${runId}/journal`).send({ events }), 200),
