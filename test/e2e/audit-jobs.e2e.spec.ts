@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 let t: TestApp;
 let pool: pg.Pool;
@@ -13,12 +14,11 @@ beforeAll(async () => {
   await t.app.listen(0, '127.0.0.1');
   pool = new pg.Pool({ connectionString: t.database.url, max: 2 });
   for (const sessionId of SESSIONS) {
-    expect((await ingest('/v1/sessions').send({ sessionId, title: `Job ${sessionId}`, createdAt: 1 })).status).toBe(201);
-    const rows = [
+    await api.startSession(sessionId, { title: `Job ${sessionId}`, createdAt: 1 });
+    await api.recordMessages(sessionId, [
       { role: 'user', content: 'q', timestamp: 10 },
       { role: 'assistant', content: 'a', timestamp: 11 },
-    ];
-    expect((await ingest(`/v1/sessions/${sessionId}/messages`).send({ rows })).status).toBe(200);
+    ]);
   }
 });
 afterAll(async () => {
@@ -26,8 +26,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-const admin = () => request(t.server).post('/v1/audit').set(bearer(KEYS.admin));
+const api = ingestClient(() => t.server);
+const admin = () => api.admin('/v1/audit');
 const jobOf = async (jobId: string) => (await request(t.server).get(`/v1/audit/${jobId}`).set(bearer(KEYS.admin))).body;
 
 /** Holds the snapshots table so a job blocks on its first read of stored models, until `release`. */

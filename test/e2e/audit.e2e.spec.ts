@@ -1,6 +1,7 @@
 import pg from 'pg';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 let t: TestApp;
 let pool: pg.Pool;
@@ -8,13 +9,12 @@ beforeAll(async () => {
   t = await startTestApp({ CHRONICLE_SNAPSHOT_EVERY: '2', CHRONICLE_PROJECTOR_INTERVAL_MS: '50' });
   pool = new pg.Pool({ connectionString: t.database.url, max: 2 });
   for (const sessionId of ['au-1', 'au-2', 'au-3']) {
-    expect((await ingest('/v1/sessions').send({ sessionId, title: `Audit ${sessionId}`, createdAt: 1 })).status).toBe(201);
+    await api.startSession(sessionId, { title: `Audit ${sessionId}`, createdAt: 1 });
     for (let i = 0; i < 3; i++) {
-      const rows = [
+      await api.recordMessages(sessionId, [
         { role: 'user', content: `q${i}`, timestamp: 10 + 2 * i },
         { role: 'assistant', content: `a${i}`, timestamp: 11 + 2 * i },
-      ];
-      expect((await ingest(`/v1/sessions/${sessionId}/messages`).send({ rows })).status).toBe(200);
+      ]);
     }
   }
   await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM session_index WHERE version = 4`)).rows[0].n === 3);
@@ -25,8 +25,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-const admin = (path: string) => request(t.server).post(path).set(bearer(KEYS.admin));
+const api = ingestClient(() => t.server);
+const { admin } = api;
 
 async function eventually(probe: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 5000;

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import pino from 'pino';
 import request from 'supertest';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 /** Issue 15 item 3: the continuous auditor re-verifies changed sessions by itself and finds a tampered event. */
 const lines: Record<string, unknown>[] = [];
@@ -13,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ingest = (path: string, body: object) => request(t.server).post(path).set(bearer(KEYS.ingest)).send(body).expect((res) => expect(res.status).toBeLessThan(300));
+const api = ingestClient(() => t.server);
 const metric = async (name: string): Promise<number> => {
   const { text } = await request(t.server).get('/metrics');
   const line = text.split('\n').find((l) => l.startsWith(name));
@@ -30,8 +31,8 @@ async function eventually(probe: () => Promise<boolean>, ms = 10_000): Promise<v
 describe('the continuous auditor', () => {
   it('verifies sessions that changed, a bounded number per pass, and they match', async () => {
     for (const id of ['ca-1', 'ca-2', 'ca-3']) {
-      await ingest('/v1/sessions', { sessionId: id, createdAt: 1_800_000_000 });
-      await ingest(`/v1/sessions/${id}/messages`, { rows: [{ role: 'user', content: `hello ${id}`, timestamp: 1_800_000_001 }] });
+      await api.startSession(id, { createdAt: 1_800_000_000 });
+      await api.recordMessages(id, [{ role: 'user', content: `hello ${id}`, timestamp: 1_800_000_001 }]);
     }
     await eventually(async () => (await metric('chronicle_audit_sessions_verified_total{result="match"}')) >= 3);
     expect(await metric('chronicle_audit_sessions_verified_total{result="mismatch"}')).toBe(0);
@@ -39,8 +40,8 @@ describe('the continuous auditor', () => {
   });
 
   it('finds an event edited in the table: a mismatch counted, a chain break, and a log line naming session and version', async () => {
-    await ingest('/v1/sessions', { sessionId: 'ca-tampered', createdAt: 1_800_000_000 });
-    await ingest('/v1/sessions/ca-tampered/messages', { rows: [{ role: 'user', content: 'the original words', timestamp: 1_800_000_001 }] });
+    await api.startSession('ca-tampered', { createdAt: 1_800_000_000 });
+    await api.recordMessages('ca-tampered', [{ role: 'user', content: 'the original words', timestamp: 1_800_000_001 }]);
     await eventually(async () => (await metric('chronicle_audit_lag_events')) === 0);
     const client = new pg.Client({ connectionString: t.database.url });
     await client.connect();
@@ -49,7 +50,7 @@ describe('the continuous auditor', () => {
     );
     await client.end();
     // The next change of the session brings it back before the auditor.
-    await ingest('/v1/sessions/ca-tampered/messages', { rows: [{ role: 'assistant', content: 'a reply', timestamp: 1_800_000_002 }] });
+    await api.recordMessages('ca-tampered', [{ role: 'assistant', content: 'a reply', timestamp: 1_800_000_002 }]);
     await eventually(async () => (await metric('chronicle_audit_sessions_verified_total{result="mismatch"}')) >= 1);
     expect(await metric('chronicle_audit_chain_breaks_total')).toBeGreaterThanOrEqual(1);
     const line = lines.find((l) => l.sessionId === 'ca-tampered' && String(l.msg).includes('continuous audit'));

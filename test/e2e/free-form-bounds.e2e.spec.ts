@@ -1,12 +1,13 @@
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 // Regressions of issue 12: free-form fields nested 10,000 levels deep crashed canonical JSON (500, defect 3);
 // a journal payload's top-level __proto__ key was dropped (defect 4; refused everywhere instead).
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp();
-  await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'deep', createdAt: 1 });
+  await ingestClient(() => t.server).startSession('deep', { createdAt: 1 });
 });
 afterAll(async () => {
   await t.close();

@@ -1,5 +1,5 @@
-import request from 'supertest';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,13 +9,9 @@ afterAll(async () => {
   await t.close();
 });
 
-const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
-
-async function start(sessionId: string) {
-  const res = await ingest('/v1/sessions').send({ sessionId, title: `title ${sessionId}`, createdAt: 100 });
-  expect(res.status).toBe(201);
-}
+const api = ingestClient(() => t.server);
+const { ingest, read } = api;
+const start = (sessionId: string) => api.startSession(sessionId, { title: `title ${sessionId}`, createdAt: 100 });
 
 describe('ingestion routes', () => {
   it('records UI rows, answers the version and shows them in the transcript (read your writes)', async () => {

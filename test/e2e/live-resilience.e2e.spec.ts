@@ -8,6 +8,7 @@ import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { LiveHub } from '../../apps/session-api/src/live/live-hub.js';
 import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 async function eventually<T>(probe: () => Promise<T> | T, ok: (value: T) => boolean, ms = 5000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -69,7 +70,7 @@ describe('live streams and shutdown', () => {
     let closed = false;
     try {
       const base = await listen(t);
-      await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'bye', createdAt: 1 });
+      await ingestClient(() => t.server).startSession('bye', { createdAt: 1 });
       const live = openLive(`${base}/v1/sessions/bye/live`);
       await live.ready;
       await eventually(live.versions, (v) => v.length === 1);
@@ -94,6 +95,7 @@ describe('live updates across replicas', () => {
   let t: TestApp;
   let base: string;
   let other: INestApplication | undefined;
+  const api = ingestClient(() => t.server);
   beforeAll(async () => {
     t = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '50', CHRONICLE_LIVE_HEARTBEAT_MS: '100' });
     base = await listen(t);
@@ -104,8 +106,7 @@ describe('live updates across replicas', () => {
   });
 
   it('a local append produces exactly one change and one SSE event for its version', async () => {
-    const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-    await ingest('/v1/sessions').send({ sessionId: 'once', createdAt: 1 });
+    await api.startSession('once', { createdAt: 1 });
     const changes: number[] = [];
     const off = t.app.get(LiveHub).onAny((sessionId, version) => {
       if (sessionId === 'once') changes.push(version);
@@ -114,8 +115,8 @@ describe('live updates across replicas', () => {
     try {
       await live.ready;
       await eventually(live.versions, (v) => v.length === 1);
-      await ingest('/v1/sessions/once/messages').send({ rows: [{ role: 'user', content: 'hi', timestamp: 2 }] });
-      await ingest('/v1/sessions/once/messages').send({ rows: [{ role: 'assistant', content: 'ho', timestamp: 3 }] });
+      await api.recordMessages('once', [{ role: 'user', content: 'hi', timestamp: 2 }]);
+      await api.recordMessages('once', [{ role: 'assistant', content: 'ho', timestamp: 3 }]);
       await eventually(live.versions, (v) => v.length === 3);
       // Long enough for the echo of our own NOTIFY to come back over LISTEN.
       await sleep(500);
@@ -128,8 +129,7 @@ describe('live updates across replicas', () => {
   });
 
   it('reconnects the LISTEN connection after its backend is killed, and still relays other replicas', async () => {
-    const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-    await ingest('/v1/sessions').send({ sessionId: 'remote', createdAt: 1 });
+    await api.startSession('remote', { createdAt: 1 });
     const live = openLive(`${base}/v1/sessions/remote/live`);
     try {
       await live.ready;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { projectSession, renderTranscript, type SessionEvent } from '#domain';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -16,8 +17,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+const api = ingestClient(() => t.server);
+const { read } = api;
 
 async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + 5000;
@@ -30,14 +31,12 @@ async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean)
 
 describe('time travel', () => {
   it('answers the transcript as of any version, equal to a replay of the events up to it', async () => {
-    await ingest('/v1/sessions').send({ sessionId: 'tt', title: 'Time travel', createdAt: 1 });
+    await api.startSession('tt', { title: 'Time travel', createdAt: 1 });
     for (let i = 0; i < 4; i++) {
-      await ingest('/v1/sessions/tt/messages').send({
-        rows: [
-          { role: 'user', content: `q${i}`, timestamp: 10 + 2 * i },
-          { role: 'assistant', content: `a${i}`, timestamp: 11 + 2 * i },
-        ],
-      });
+      await api.recordMessages('tt', [
+        { role: 'user', content: `q${i}`, timestamp: 10 + 2 * i },
+        { role: 'assistant', content: `a${i}`, timestamp: 11 + 2 * i },
+      ]);
     }
     const events = (await read('/v1/sessions/tt/events?limit=1000')).body.items as { type: string; data: unknown }[];
     for (let at = 1; at <= events.length; at++) {
@@ -55,7 +54,7 @@ describe('time travel', () => {
 
 describe('GET /v1/sessions/{id}/transcript conditional requests', () => {
   it('carries a strong ETag per version and view, answers 304 to If-None-Match until the session changes', async () => {
-    await ingest('/v1/sessions').send({ sessionId: 'etag', createdAt: 1 });
+    await api.startSession('etag', { createdAt: 1 });
     const first = await read('/v1/sessions/etag/transcript');
     expect(first.headers.etag).toMatch(/^"display-1-[0-9a-f]{64}"$/);
     expect(first.headers.etag).toContain(first.body.hash);
@@ -67,7 +66,7 @@ describe('GET /v1/sessions/{id}/transcript conditional requests', () => {
     expect(unchanged.text).toBe('');
     expect(unchanged.headers.etag).toBe(first.headers.etag);
 
-    await ingest('/v1/sessions/etag/messages').send({ rows: [{ role: 'user', content: 'new', timestamp: 2 }] });
+    await api.recordMessages('etag', [{ role: 'user', content: 'new', timestamp: 2 }]);
     const changed = await read('/v1/sessions/etag/transcript').set('If-None-Match', first.headers.etag);
     expect(changed.status).toBe(200);
     expect(changed.body.version).toBe(2);
@@ -90,9 +89,9 @@ describe('cached transcript answers', () => {
     });
 
   it('sends the same answer as brotli, gzip or identity as the client asks, and counts the cache in bytes', async () => {
-    await ingest('/v1/sessions').send({ sessionId: 'coded', createdAt: 1 });
+    await api.startSession('coded', { createdAt: 1 });
     const rows = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `row ${i} ${'text '.repeat(20)}`, timestamp: 10 + i }));
-    await ingest('/v1/sessions/coded/messages').send({ rows });
+    await api.recordMessages('coded', rows);
     const plain = await raw('/v1/sessions/coded/transcript', {});
     const br = await raw('/v1/sessions/coded/transcript', { 'Accept-Encoding': 'gzip;q=0.5, br' });
     const gzip = await raw('/v1/sessions/coded/transcript', { 'Accept-Encoding': 'gzip, br;q=0' });
@@ -120,9 +119,9 @@ describe('GET /v1/sessions (async index)', () => {
       ['list-b', 'Beta notes'],
       ['list-c', 'alpha release'],
     ]) {
-      await ingest('/v1/sessions').send({ sessionId: id, title, createdAt: 50 });
+      await api.startSession(id, { title, createdAt: 50 });
     }
-    await ingest('/v1/sessions/list-b/submissions').send({ runId: 'rb', text: 'go', submittedAt: 60 });
+    await api.submit('list-b', { runId: 'rb', text: 'go', submittedAt: 60 });
     const all = await eventually(
       () => read('/v1/sessions?q=list-&limit=2'),
       (res) => res.body.items?.length === 2 && res.body.nextCursor !== null,
@@ -159,7 +158,7 @@ describe('GET /v1/sessions (async index)', () => {
     expect(alphaA).toMatchObject({ version: 1, status: 'active', pendingTurn: null, markers: noMarkers });
 
     // The sweep interrupts the stale turn: the index then lists a marker waiting for its journal, no pending turn.
-    const sweep = await request(t.server).post('/v1/recovery/sweep').set(bearer(KEYS.admin)).send({});
+    const sweep = await api.admin('/v1/recovery/sweep').send({});
     expect(sweep.body).toMatchObject({ interrupted: 1 });
     const recovering = await eventually(
       () => read('/v1/sessions?status=recovering&q=list-'),
@@ -183,7 +182,7 @@ describe('GET /v1/sessions (async index)', () => {
 
 describe('GET /v1/sessions/{id}/markers', () => {
   it('lists no markers for a session without recovery decisions', async () => {
-    await ingest('/v1/sessions').send({ sessionId: 'mk', createdAt: 1 });
+    await api.startSession('mk', { createdAt: 1 });
     const res = await read('/v1/sessions/mk/markers');
     expect(res.body).toEqual({ items: [] });
   });
@@ -208,13 +207,13 @@ function openLive(path: string, lastEventId?: string) {
 
 describe('GET /v1/sessions/{id}/live (SSE)', () => {
   it('sends the current version, one event per change, heartbeats, and resumes from Last-Event-ID', async () => {
-    await ingest('/v1/sessions').send({ sessionId: 'live', createdAt: 1 });
+    await api.startSession('live', { createdAt: 1 });
     const live = openLive('/v1/sessions/live/live');
     const res = await live.ready;
     expect(res.headers['content-type']).toContain('text/event-stream');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     await eventually(async () => live.events(), (e) => e.length === 1);
-    await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'user', content: 'ping', timestamp: 2 }] });
+    await api.recordMessages('live', [{ role: 'user', content: 'ping', timestamp: 2 }]);
     const events = await eventually(async () => live.events(), (e) => e.length === 2);
     expect(events.map((e) => e.version)).toEqual([1, 2]);
     const transcript = await read('/v1/sessions/live/transcript');
@@ -222,7 +221,7 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
     await eventually(async () => live.text(), (text) => text.includes(': heartbeat'));
     live.close();
 
-    await ingest('/v1/sessions/live/messages').send({ rows: [{ role: 'assistant', content: 'pong', timestamp: 3 }] });
+    await api.recordMessages('live', [{ role: 'assistant', content: 'pong', timestamp: 3 }]);
     const resumed = openLive('/v1/sessions/live/live', '2');
     await resumed.ready;
     const missed = await eventually(async () => resumed.events(), (e) => e.length === 1);

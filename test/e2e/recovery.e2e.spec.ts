@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient, type JournalEventBody } from '../support/ingest.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,24 +12,17 @@ afterAll(async () => {
 
 const clock = () => Date.now() / 1000;
 const ingest = bearer(KEYS.ingest);
-const admin = bearer(KEYS.admin);
+
+const api = ingestClient(() => t.server);
+const { eventTypes } = api;
 
 async function pendingTurn(sessionId: string, runId: string, submittedAt = clock()): Promise<number> {
-  expect((await request(t.server).post('/v1/sessions').set(ingest).send({ sessionId })).status).toBe(201);
-  const submitted = await request(t.server)
-    .post(`/v1/sessions/${sessionId}/submissions`)
-    .set(ingest)
-    .send({ runId, text: 'Write the summary', submittedAt });
-  expect(submitted.status).toBe(200);
+  await api.startSession(sessionId);
+  await api.submit(sessionId, { runId, text: 'Write the summary', submittedAt });
   return submittedAt;
 }
 
-const eventTypes = async (sessionId: string): Promise<string[]> =>
-  (await request(t.server).get(`/v1/sessions/${sessionId}/events`).set(bearer(KEYS.read))).body.items.map(
-    (e: { type: string }) => e.type,
-  );
-
-const sweep = (body: object) => request(t.server).post('/v1/recovery/sweep').set(admin).send(body);
+const sweep = (body: object) => api.admin('/v1/recovery/sweep').send(body);
 
 describe('the liveness routes', () => {
   it('register, renew and release a run lease', async () => {
@@ -101,11 +95,7 @@ describe('POST /v1/recovery/sweep', () => {
       expect.objectContaining({ runId: 'sweep-run-1', cause: 'lost_worker_bookkeeping', status: 'pending_journal' }),
     ]);
 
-    const journal = await request(t.server)
-      .post('/v1/sessions/sweep-1/runs/sweep-run-1/journal')
-      .set(ingest)
-      .send({ events: [{ seq: 1, event: 'token', payload: { text: 'Here is the summary so far' }, createdAt: submittedAt + 2 }] });
-    expect(journal.status).toBe(200);
+    await api.postJournal('sweep-1', 'sweep-run-1', [{ seq: 1, event: 'token', payload: { text: 'Here is the summary so far' }, createdAt: submittedAt + 2 }]);
     const after = await request(t.server).get('/v1/sessions/sweep-1/markers').set(bearer(KEYS.read));
     expect(after.body.items).toEqual([expect.objectContaining({ runId: 'sweep-run-1', status: 'recovered' })]);
 
@@ -118,9 +108,8 @@ describe('POST /v1/recovery/sweep', () => {
   it('gives up on a done journal missing seq 1 with a decision, never a silent repeat; seq 1 then settles the turn (issue 11)', async () => {
     const submittedAt = await pendingTurn('sweep-gap-1', 'sweep-gap-run-1');
     expect((await sweep({ now: submittedAt + 31 })).body).toMatchObject({ interrupted: 1 });
-    const journal = (events: object[]) =>
-      request(t.server).post('/v1/sessions/sweep-gap-1/runs/sweep-gap-run-1/journal').set(ingest).send({ events });
-    expect((await journal([{ seq: 2, event: 'done', payload: {}, createdAt: submittedAt + 3 }])).status).toBe(200);
+    const journal = (events: JournalEventBody[]) => api.postJournal('sweep-gap-1', 'sweep-gap-run-1', events);
+    await journal([{ seq: 2, event: 'done', payload: {}, createdAt: submittedAt + 3 }]);
     const markers = async () => (await request(t.server).get('/v1/sessions/sweep-gap-1/markers').set(bearer(KEYS.read))).body.items;
     expect(await markers()).toEqual([expect.objectContaining({ runId: 'sweep-gap-run-1', status: 'pending_journal' })]);
     const session = async () => (await request(t.server).get('/v1/sessions/sweep-gap-1').set(bearer(KEYS.read))).body;
@@ -136,7 +125,7 @@ describe('POST /v1/recovery/sweep', () => {
     expect(metrics.text).toContain('# TYPE chronicle_recovery_refusals_total counter');
     expect(metrics.text).not.toMatch(/chronicle_recovery_refusals_total\{[^}]*\} [1-9]/);
 
-    expect((await journal([{ seq: 1, event: 'metering', payload: {}, createdAt: submittedAt + 2 }])).status).toBe(200);
+    await journal([{ seq: 1, event: 'metering', payload: {}, createdAt: submittedAt + 2 }]);
     expect(await markers()).toEqual([]);
     const display = await request(t.server).get('/v1/sessions/sweep-gap-1/transcript').set(bearer(KEYS.read));
     expect(display.body.messages.some((row: { type?: string }) => row.type === 'interrupted')).toBe(false);

@@ -1,5 +1,5 @@
-import request from 'supertest';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { expectStatus, ingestClient } from '../support/ingest.js';
 
 /**
  * The merge scenarios of the reference regression file, replayed through the HTTP routes: UI rows go in
@@ -15,17 +15,15 @@ afterAll(async () => {
 });
 
 type Row = Record<string, unknown> & { role: string; content: string };
+const api = ingestClient(() => t.server);
 let counter = 0;
 
 async function displayAfter(uiRows: Row[], agentRows: Row[]): Promise<string[]> {
   const sessionId = `ref-${++counter}`;
-  const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-  expect((await ingest('/v1/sessions').send({ sessionId, createdAt: 1 })).status).toBe(201);
-  expect((await ingest(`/v1/sessions/${sessionId}/messages`).send({ rows: uiRows })).status).toBe(200);
-  const stateRows = agentRows.map((row, i) => ({ ...row, rowId: i + 1 }));
-  expect((await ingest(`/v1/sessions/${sessionId}/state-rows`).send({ rows: stateRows, observedAt: 2e9 })).status).toBe(200);
-  const res = await request(t.server).get(`/v1/sessions/${sessionId}/transcript?view=display`).set(bearer(KEYS.read));
-  expect(res.status).toBe(200);
+  await api.startSession(sessionId, { createdAt: 1 });
+  await api.recordMessages(sessionId, uiRows);
+  await api.observeStateRows(sessionId, agentRows.map((row, i) => ({ ...row, rowId: i + 1 })), 2e9);
+  const res = await expectStatus(api.read(`/v1/sessions/${sessionId}/transcript?view=display`), 200);
   return res.body.messages.map((m: { content: string }) => m.content);
 }
 

@@ -4,6 +4,7 @@ import type { EventStore } from '#event-store';
 import { LivenessRegistry } from '#recovery';
 import { EVENT_STORE } from '../../apps/session-api/src/database/database.module.js';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { expectStatus, ingestClient } from '../support/ingest.js';
 
 /**
  * The recovery scenarios of the reference regression file (seed_test_session_lost_response_regression) over
@@ -25,15 +26,10 @@ type Row = Record<string, unknown>;
 type Message = { role: string; content: unknown; timestamp?: number; attachments?: unknown[]; recoveredFromRunJournal?: boolean; type?: string; error?: boolean };
 
 const clock = () => Math.floor(Date.now() / 1000);
-const ingest = (path: string) => request(t.server).post(path).set(bearer(KEYS.ingest));
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
-const sweep = (body: object = {}) => request(t.server).post('/v1/recovery/sweep').set(bearer(KEYS.admin)).send(body);
-
-async function ok(res: request.Test | Promise<request.Response>, status = 200): Promise<request.Response> {
-  const answer = await res;
-  expect([answer.status, answer.body]).toEqual([status, expect.anything()]);
-  return answer;
-}
+const api = ingestClient(() => t.server);
+const { ingest, read, eventTypes } = api;
+const sweep = (body: object = {}) => api.admin('/v1/recovery/sweep').send(body);
+const ok = (res: request.Test, status = 200) => expectStatus(res, status);
 
 interface Turn {
   readonly sessionId: string;
@@ -46,20 +42,18 @@ interface Turn {
 
 /** A session with committed UI rows and a pending turn. */
 async function pendingTurn({ sessionId, runId, prompt = 'new request', submittedAt, uiRows = [], attachments = [] }: Turn): Promise<void> {
-  await ok(ingest('/v1/sessions').send({ sessionId, createdAt: submittedAt - 100 }), 201);
-  if (uiRows.length > 0) await ok(ingest(`/v1/sessions/${sessionId}/messages`).send({ rows: uiRows }));
-  await ok(ingest(`/v1/sessions/${sessionId}/submissions`).send({ runId, text: prompt, attachments, submittedAt }));
+  await api.startSession(sessionId, { createdAt: submittedAt - 100 });
+  if (uiRows.length > 0) await api.recordMessages(sessionId, uiRows);
+  await api.submit(sessionId, { runId, text: prompt, attachments, submittedAt });
 }
 
 const observeRows = (sessionId: string, rows: Row[], observedAt: number) =>
-  ok(ingest(`/v1/sessions/${sessionId}/state-rows`).send({ rows: rows.map((row, i) => ({ ...row, rowId: i + 1 })), observedAt }));
+  api.observeStateRows(sessionId, rows.map((row, i) => ({ ...row, rowId: i + 1 })), observedAt);
 
 const transcript = async (sessionId: string, view: 'display' | 'context' = 'display') =>
   (await ok(read(`/v1/sessions/${sessionId}/transcript?view=${view}`))).body as { version: number; hash: string; messages: Message[] };
 
 const contents = (messages: Message[]) => messages.map((m) => m.content);
-const eventTypes = async (sessionId: string): Promise<string[]> =>
-  (await ok(read(`/v1/sessions/${sessionId}/events`))).body.items.map((e: { type: string }) => e.type);
 const markers = async (sessionId: string) => (await ok(read(`/v1/sessions/${sessionId}/markers`))).body.items as { status: string; content: string }[];
 const summary = async (sessionId: string) => (await ok(read(`/v1/sessions/${sessionId}`))).body;
 const DECISIONS = new Set(['TurnInterrupted', 'TurnRecoveredFromAgentStore']);

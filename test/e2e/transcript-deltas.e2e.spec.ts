@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import request from 'supertest';
 import { chainRows, type MessageRow, type ToolCard, transcriptHashOf } from '#domain';
 
 /** The README's transcript hash, as a client computes it. */
 const hashOf = ({ messages, toolCards }: { messages: MessageRow[]; toolCards: ToolCard[] }) => transcriptHashOf(chainRows(messages), toolCards);
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 
 /** Issue 10.2: `since` deltas, `streaming=1`, and `/live?patches=1` applied by a client. */
 
@@ -18,31 +18,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ingest = (path: string, body: object) => request(t.server).post(path).set(bearer(KEYS.ingest)).send(body);
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+const api = ingestClient(() => t.server);
+const { read } = api;
 const T0 = 1_800_000_000;
 
 async function startWithRows(sessionId: string, count: number): Promise<void> {
-  expect((await ingest('/v1/sessions', { sessionId, createdAt: T0 })).status).toBe(201);
+  await api.startSession(sessionId, { createdAt: T0 });
   for (let start = 0; start < count; start += 1000) {
     const rows = Array.from({ length: Math.min(1000, count - start) }, (_, i) => ({
       role: (start + i) % 2 === 0 ? 'user' : 'assistant',
       content: `message ${start + i}`,
       timestamp: T0 + start + i,
     }));
-    expect((await ingest(`/v1/sessions/${sessionId}/messages`, { rows })).status).toBe(200);
+    await api.recordMessages(sessionId, rows);
   }
 }
 
 const token = (sessionId: string, runId: string, seq: number, text: string) =>
-  ingest(`/v1/sessions/${sessionId}/runs/${runId}/journal`, { events: [{ seq, event: 'token', payload: { text }, createdAt: T0 + 50_000 + seq }] });
+  api.postJournal(sessionId, runId, [{ seq, event: 'token', payload: { text }, createdAt: T0 + 50_000 + seq }]);
 
 describe('GET …/transcript?since=', () => {
   it('answers only what changed since a version the client holds, and the whole transcript for one it cannot diff from', async () => {
     await startWithRows('delta-1', 3);
     const first = await read('/v1/sessions/delta-1/transcript');
     expect(first.status).toBe(200);
-    await ingest('/v1/sessions/delta-1/messages', { rows: [{ role: 'user', content: 'one more', timestamp: T0 + 10 }] });
+    await api.recordMessages('delta-1', [{ role: 'user', content: 'one more', timestamp: T0 + 10 }]);
     const delta = await read(`/v1/sessions/delta-1/transcript?since=${first.body.version}`);
     expect(delta.status).toBe(200);
     expect(delta.body).toMatchObject({ since: first.body.version, from: 3, version: first.body.version + 1 });
@@ -70,7 +70,7 @@ describe('GET …/transcript?since=', () => {
 describe('GET …/transcript?streaming=1', () => {
   it('shows what the pending turn has streamed, outside the rows and the hash, until the turn settles', async () => {
     await startWithRows('stream-1', 2);
-    await ingest('/v1/sessions/stream-1/submissions', { runId: 'run-s', text: 'hello?', submittedAt: T0 + 100 });
+    await api.submit('stream-1', { runId: 'run-s', text: 'hello?', submittedAt: T0 + 100 });
     const before = await read('/v1/sessions/stream-1/transcript');
     await token('stream-1', 'run-s', 1, 'Hel');
     await token('stream-1', 'run-s', 2, 'lo there');
@@ -80,13 +80,15 @@ describe('GET …/transcript?streaming=1', () => {
     expect(streamed.body.messages).toEqual(before.body.messages);
     const plain = await read('/v1/sessions/stream-1/transcript');
     expect(plain.body).not.toHaveProperty('streaming');
-    await ingest('/v1/sessions/stream-1/runs/run-s/settle', {
-      rows: [
+    await api.settle(
+      'stream-1',
+      'run-s',
+      [
         { role: 'user', content: 'hello?', timestamp: T0 + 100 },
         { role: 'assistant', content: 'Hello there', timestamp: T0 + 101 },
       ],
-      settledAt: T0 + 102,
-    });
+      T0 + 102,
+    );
     const settled = await read('/v1/sessions/stream-1/transcript?streaming=1');
     expect(settled.body.streaming).toBeNull();
     expect(settled.body.messages.at(-1)).toMatchObject({ content: 'Hello there' });
@@ -150,15 +152,9 @@ describe('GET …/live?patches=1', () => {
       }
     };
     expect(live.patches[0]).toMatchObject({ from: 0 });
-    await ingest('/v1/sessions/live-10k/submissions', { runId: 'run-l', text: 'go on', submittedAt: T0 + 20_000 });
+    await api.submit('live-10k', { runId: 'run-l', text: 'go on', submittedAt: T0 + 20_000 });
     for (let seq = 1; seq <= 20; seq += 1) await token('live-10k', 'run-l', seq, ` word${seq}`);
-    await ingest('/v1/sessions/live-10k/runs/run-l/settle', {
-      rows: [
-        { role: 'user', content: 'go on', timestamp: T0 + 20_000 },
-        { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 },
-      ],
-      settledAt: T0 + 20_002,
-    });
+    await api.settle('live-10k', 'run-l', [{ role: 'user', content: 'go on', timestamp: T0 + 20_000 }, { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 }], T0 + 20_002);
     const final = await read('/v1/sessions/live-10k/transcript');
     await until(() => live.patches.at(-1)?.version === final.body.version);
     live.close();
@@ -175,7 +171,7 @@ describe('GET …/live?patches=1', () => {
   it('resumes from Last-Event-ID with the delta from that version', async () => {
     await startWithRows('live-resume', 5);
     const held = await read('/v1/sessions/live-resume/transcript');
-    await ingest('/v1/sessions/live-resume/messages', { rows: [{ role: 'user', content: 'later', timestamp: T0 + 99 }] });
+    await api.recordMessages('live-resume', [{ role: 'user', content: 'later', timestamp: T0 + 99 }]);
     const live = openPatches('/v1/sessions/live-resume/live?patches=1', String(held.body.version));
     await live.ready;
     await until(() => live.patches.length >= 1);

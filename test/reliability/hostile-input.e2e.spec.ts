@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { ingestClient } from '../support/ingest.js';
 import type { ZodType } from 'zod';
 import { hostStartedBody, leaseBody, streamBody } from '../../apps/session-api/src/recovery/recovery.schemas.js';
 import { startSessionBody } from '../../apps/session-api/src/sessions/sessions.controller.js';
@@ -14,8 +15,9 @@ beforeAll(async () => {
   t = await startTestApp();
   db = new pg.Client({ connectionString: t.database.url });
   await db.connect();
-  await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'h', createdAt: 1 });
-  await request(t.server).post('/v1/sessions/h/submissions').set(bearer(KEYS.ingest)).send({ runId: 'r', text: 'q', submittedAt: 2 });
+  const api = ingestClient(() => t.server);
+  await api.startSession('h', { createdAt: 1 });
+  await api.submit('h', { runId: 'r', text: 'q', submittedAt: 2 });
 });
 afterAll(async () => {
   await db.end();

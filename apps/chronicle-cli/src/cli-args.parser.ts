@@ -1,16 +1,13 @@
+import { parseArgs } from 'node:util';
 import { ID_PATTERN } from '#domain';
 import { CliError, EXIT } from './cli-io.js';
 
 export type CommandName = 'replay' | 'export' | 'import' | 'import-hermes' | 'audit' | 'rebuild';
 export const COMMANDS: readonly CommandName[] = ['replay', 'export', 'import', 'import-hermes', 'audit', 'rebuild'];
 
-interface OptionSpec {
-  readonly type: 'string' | 'boolean';
-}
-
 interface CommandSpec {
   readonly positionals: readonly string[];
-  readonly options: Readonly<Record<string, OptionSpec>>;
+  readonly options: Readonly<Record<string, { readonly type: 'string' | 'boolean' }>>;
 }
 
 const SPECS: Readonly<Record<CommandName, CommandSpec>> = {
@@ -41,8 +38,9 @@ export type ParsedArgs =
   | { readonly kind: 'audit'; readonly sessionId?: string; readonly since?: Date; readonly json: boolean }
   | { readonly kind: 'rebuild'; readonly name: string };
 
+/** One line: what is wrong, and the help to read. */
 const usage = (message: string, command?: CommandName): CliError =>
-  new CliError(EXIT.usage, `${message}\nRun 'chronicle ${command ? `${command} ` : ''}--help' for usage.`);
+  new CliError(EXIT.usage, `${message} (see 'chronicle ${command ? `${command} ` : ''}--help')`);
 
 function sessionIdOf(value: string, command: CommandName): string {
   if (!ID_PATTERN.test(value)) throw usage(`invalid session id '${value}' (1-128 of A-Z a-z 0-9 _ . : -)`, command);
@@ -63,53 +61,65 @@ function sinceOf(value: string, command: CommandName): Date {
   return date;
 }
 
-/** `chronicle <command> [positionals] [--option value|--option=value|--flag]`; throws a usage CliError (exit 2). */
-export function parseArgs(argv: readonly string[]): ParsedArgs {
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** `--help` or `-h` before a `--` terminator asks for the command's help, whatever else the line holds. */
+function asksForHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}
+
+/**
+ * What node:util's strict parse refused, said in one line: the offending token is found by a lenient parse
+ * of the same arguments, so the wording does not depend on Node's messages.
+ */
+function refusal(args: string[], command: CommandName, spec: CommandSpec): CliError {
+  const { tokens } = parseArgs({ args, options: { ...spec.options, ...HELP }, allowPositionals: true, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const option = token.name === 'help' ? HELP.help : spec.options[token.name];
+    if (!option) return usage(`unknown option '${token.rawName}' for '${command}'`, command);
+    if (option.type === 'boolean' && token.value !== undefined) return usage(`option '${token.rawName}' takes no value`, command);
+    if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))) {
+      return usage(`option '${token.rawName}' needs a value`, command);
+    }
+  }
+  return usage(`cannot parse the arguments of '${command}'`, command);
+}
+
+/**
+ * `chronicle <command> [positionals] [--option value|--option=value|--flag]`, parsed by node:util's parseArgs
+ * (strict: an unknown option or a missing value is refused); throws a one-line usage CliError (exit 2).
+ */
+export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    if (first === 'help' && rest[0] !== undefined) return { kind: 'help', command: commandOf(rest[0]) };
-    if (first === undefined) throw usage('missing command');
-    return { kind: 'help' };
-  }
+  if (first === undefined) throw usage('missing command');
+  if (first === '--help' || first === '-h') return { kind: 'help' };
+  if (first === 'help') return rest[0] === undefined ? { kind: 'help' } : { kind: 'help', command: commandOf(rest[0]) };
+  if (first.startsWith('-')) throw usage(`unknown option '${first}': the command comes first (chronicle <command> [options])`);
   const command = commandOf(first);
+  if (asksForHelp(rest)) return { kind: 'help', command };
   const spec = SPECS[command];
-  const positionals: string[] = [];
-  const options: Record<string, string | boolean> = {};
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    if (arg === '--help' || arg === '-h') return { kind: 'help', command };
-    if (arg === '--') {
-      positionals.push(...rest.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('--') || arg === '-') {
-      if (arg.startsWith('-') && arg !== '-') throw usage(`unknown option '${arg}'`, command);
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const option = spec.options[name];
-    if (!option) throw usage(`unknown option '--${name}' for '${command}'`, command);
-    if (name in options) throw usage(`option '--${name}' given twice`, command);
-    if (option.type === 'boolean') {
-      if (eq >= 0) throw usage(`option '--${name}' takes no value`, command);
-      options[name] = true;
-    } else if (eq >= 0) {
-      options[name] = arg.slice(eq + 1);
-    } else {
-      const value = rest[i + 1];
-      if (value === undefined || value.startsWith('--')) throw usage(`option '--${name}' needs a value`, command);
-      options[name] = value;
-      i++;
-    }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: spec.options, allowPositionals: true, strict: true, tokens: true });
+  } catch (error) {
+    if (!String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw error;
+    throw refusal(rest, command, spec);
   }
-  if (positionals.length !== spec.positionals.length) {
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw usage(`option '--${token.name}' given twice`, command);
+    seen.add(token.name);
+  }
+  const { positionals } = parsed;
+  if (positionals.length < spec.positionals.length) throw usage(`missing ${spec.positionals[positionals.length]}`, command);
+  if (positionals.length > spec.positionals.length) {
     const wanted = spec.positionals.length === 0 ? 'no arguments' : spec.positionals.join(' ');
-    if (positionals.length < spec.positionals.length) throw usage(`missing ${spec.positionals[positionals.length]}`, command);
     throw usage(`unexpected argument '${positionals[spec.positionals.length]}' ('${command}' takes ${wanted})`, command);
   }
-  return build(command, positionals, options);
+  return build(command, positionals, parsed.values as Record<string, string | boolean | undefined>);
 }
 
 function commandOf(name: string): CommandName {
@@ -117,7 +127,7 @@ function commandOf(name: string): CommandName {
   throw usage(`unknown command '${name}' (commands: ${COMMANDS.join(', ')})`);
 }
 
-function build(command: CommandName, positionals: string[], options: Record<string, string | boolean>): ParsedArgs {
+function build(command: CommandName, positionals: string[], options: Record<string, string | boolean | undefined>): ParsedArgs {
   const str = (name: string) => options[name] as string | undefined;
   const session = str('session') === undefined ? undefined : sessionIdOf(str('session') as string, command);
   switch (command) {

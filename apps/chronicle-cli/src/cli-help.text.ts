@@ -1,7 +1,8 @@
 import type { CommandName } from './cli-args.parser.js';
 
 const DATABASE = `Database: DATABASE_URL, or (unset) the embedded PostgreSQL in CHRONICLE_DATA_DIR (default ./.chronicle),
-which only one process can use at a time: stop the service first, or set DATABASE_URL.`;
+which only one process can use at a time: stop the service first, or set DATABASE_URL. An embedded cluster
+that a command creates and leaves without events (a refused import, a dry run) is removed again.`;
 
 const EXITS = `Exit codes: 0 ok, 1 mismatches found or import refused, 2 usage or connection error.`;
 
@@ -18,7 +19,7 @@ tool calls, tool cards and interruption markers.
 
 Writes every event, one JSON object per line, in stream order:
   { sessionId, streamId, version, type, data, metadata, hash, recordedAt }
-from one consistent snapshot of the log, in constant memory. Progress goes to stderr.
+(recordedAt in epoch seconds, as the HTTP API answers it) from one consistent snapshot of the log, in constant memory. Progress goes to stderr.
 
   --session ID   only this session's stream`,
   import: `Usage: chronicle import FILE.ndjson

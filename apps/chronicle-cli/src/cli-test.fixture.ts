@@ -26,14 +26,18 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs one command in-process against `databaseUrl`, capturing both streams. */
-export async function runIn(databaseUrl: string, argv: readonly string[], cwd?: string): Promise<CliRun> {
+/** Runs one command in-process with the environment `env`, capturing both streams. */
+export async function runWith(env: NodeJS.ProcessEnv, argv: readonly string[], cwd?: string): Promise<CliRun> {
   const stdout = new Collector();
   const stderr = new Collector();
-  const io: CliIo = { stdout, stderr, env: { DATABASE_URL: databaseUrl }, progressTty: false, cwd };
+  const io: CliIo = { stdout, stderr, env, progressTty: false, cwd };
   const code = await runCli(argv, io);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
+
+/** Runs one command in-process against `databaseUrl`, capturing both streams. */
+export const runIn = (databaseUrl: string, argv: readonly string[], cwd?: string): Promise<CliRun> =>
+  runWith({ DATABASE_URL: databaseUrl }, argv, cwd);
 
 const goldenDir = new URL('../../../libs/domain/src/projection/golden/', import.meta.url);
 

@@ -1,5 +1,5 @@
 import { auditCommand } from './audit.command.js';
-import { parseArgs, type ParsedArgs } from './cli-args.parser.js';
+import { parseCliArgs, type ParsedArgs } from './cli-args.parser.js';
 import { commandHelp, mainHelp } from './cli-help.text.js';
 import { CliError, EXIT, type CliIo, write } from './cli-io.js';
 import { type CliDatabase, openDatabase } from './database.connector.js';
@@ -40,7 +40,7 @@ async function dispatch(db: CliDatabase, io: CliIo, args: DatabaseArgs): Promise
 export async function runCli(argv: readonly string[], io: CliIo, options: RunOptions = {}): Promise<number> {
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv);
+    args = parseCliArgs(argv);
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     await write(io.stderr, argv.length === 0 ? `${mainHelp()}\n` : `chronicle: ${error.message}\n`);

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { PostgresEventStore } from '#event-store';
 import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
@@ -34,14 +35,17 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
   }
   let url = config.databaseUrl;
   let stopEmbedded = async (): Promise<void> => undefined;
+  let discardCreated: (() => void) | undefined;
   if (!url) {
     const dataDir = resolve(io.cwd ?? process.cwd(), config.dataDir);
     const log: string[] = [];
+    discardCreated = createdBy(dataDir);
     try {
       const embedded = await startEmbeddedDatabase({ dataDir, log: (line) => log.push(line) });
       url = embedded.url;
       stopEmbedded = () => embedded.stop();
     } catch (error) {
+      discardCreated?.();
       const locked = LOCKED.exec(errorMessage(error));
       if (locked) {
         throw new CliError(
@@ -62,6 +66,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
   } catch (error) {
     await pool.end().catch(() => undefined);
     await stopEmbedded().catch(() => undefined);
+    discardCreated?.();
     throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
   }
   const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
@@ -77,9 +82,34 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     views,
     writer,
     async close() {
+      // A cluster this command created and left without one event (a refused import, a dry run, a typo in a
+      // path) is not kept: the next command or the service starts from nothing, as before it.
+      const discard = discardCreated && (await holdsNoEvent(pool)) ? discardCreated : undefined;
       await pool.end().catch(() => undefined);
       await stopEmbedded();
+      discard?.();
     },
+  };
+}
+
+const holdsNoEvent = (pool: pg.Pool): Promise<boolean> =>
+  pool.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM events) AS empty').then(
+    (result) => result.rows[0].empty,
+    () => false,
+  );
+
+/**
+ * What starting the embedded cluster in `dataDir` is about to create there: the answer removes exactly that
+ * (the cluster folder, its password, the data folder when it did not exist or is left empty), never what was
+ * there before. Nothing to remove when a cluster already exists.
+ */
+function createdBy(dataDir: string): (() => void) | undefined {
+  if (existsSync(join(dataDir, 'pg', 'PG_VERSION'))) return undefined;
+  const created = ['pg', 'pg-password'].map((name) => join(dataDir, name)).filter((path) => !existsSync(path));
+  const folderExisted = existsSync(dataDir);
+  return () => {
+    for (const path of created) rmSync(path, { recursive: true, force: true });
+    if (!folderExisted && existsSync(dataDir) && readdirSync(dataDir).length === 0) rmSync(dataDir, { recursive: true, force: true });
   };
 }
 

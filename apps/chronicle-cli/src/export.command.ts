@@ -13,7 +13,8 @@ export interface ExportedEvent {
   readonly data: unknown;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly hash: string;
-  readonly recordedAt: string;
+  /** Epoch seconds (milliseconds in the fraction), as GET /v1/sessions/{id}/events answers it. */
+  readonly recordedAt: number;
 }
 
 const PAGE = 1000;
@@ -37,7 +38,7 @@ export function toExportedEvent(row: Row): ExportedEvent {
     data: row.data,
     metadata: row.metadata,
     hash: row.hash,
-    recordedAt: row.recorded_at.toISOString(),
+    recordedAt: row.recorded_at.getTime() / 1000,
   };
 }
 

@@ -1,60 +1,48 @@
-import type { SessionEvent } from '../events/session.events.js';
-import { evolveAll } from '../projection/session.evolve.js';
+import { DomainError } from '../errors/domain.error.js';
+import { evolve } from '../projection/session.evolve.js';
+import { initialSessionState } from '../projection/session.state.js';
+import { DeciderSpecification } from '../testing/decider.specification.js';
 import {
   assistant,
   compressed,
+  interrupt,
+  journal,
   observed,
-  recorded,
+  pendingTurn,
+  settle,
   started,
   stateRow,
-  submitted,
+  submit,
   tokens,
   user,
 } from '../testing/session.fixtures.js';
-import { initialSessionState } from '../projection/session.state.js';
 import { decide } from './session.decider.js';
 import type { SessionCommand } from './session.commands.js';
 
-const given = (...events: SessionEvent[]) => evolveAll(initialSessionState(), events);
-const codeOf = (command: SessionCommand, events: SessionEvent[]): string | undefined => {
-  try {
-    decide(command, given(...events));
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-};
-const settle = (runId: string, rows = [user('question', 1010), assistant('answer', 1012)]): SessionCommand => ({
-  type: 'SettleTurn',
-  data: { runId, rows, settledAt: 1013 },
-});
-const submit = (runId: string, text = 'question'): SessionCommand => ({ type: 'SubmitMessage', data: { runId, text, submittedAt: 1010 } });
-const interrupt = (runId: string | null): SessionCommand => ({
-  type: 'InterruptTurn',
-  data: { runId, cause: 'lost_worker_bookkeeping', detectedAt: 1100, evidence: {} },
-});
-const pending = [started(), recorded(user('hi', 1001)), submitted('r1', 'question', 1010)];
+const given = DeciderSpecification.for({ decide, evolve, initialState: initialSessionState });
+const pending = pendingTurn();
 
 describe('starting a session', () => {
   it('records SessionStarted with its defaults', () => {
-    expect(decide({ type: 'StartSession', data: { sessionId: 's1', createdAt: 5 } }, given())).toEqual({
-      events: [{ type: 'SessionStarted', data: { sessionId: 's1', title: null, parentSessionId: null, createdAt: 5 } }],
-      duplicate: false,
-    });
+    given([])
+      .when({ type: 'StartSession', data: { sessionId: 's1', createdAt: 5 } })
+      .then({ type: 'SessionStarted', data: { sessionId: 's1', title: null, parentSessionId: null, createdAt: 5 } });
   });
 
   it('is a duplicate when the same session exists', () => {
-    expect(decide({ type: 'StartSession', data: { sessionId: 's1', createdAt: 9 } }, given(started('s1')))).toEqual({ events: [], duplicate: true });
+    given(started('s1')).when({ type: 'StartSession', data: { sessionId: 's1', createdAt: 9 } }).thenDuplicate();
   });
 
   it('refuses other attributes for an existing session', () => {
-    expect(codeOf({ type: 'StartSession', data: { sessionId: 's1', title: 'Other', createdAt: 9 } }, [started('s1')])).toBe('SESSION_ALREADY_EXISTS');
+    given(started('s1')).when({ type: 'StartSession', data: { sessionId: 's1', title: 'Other', createdAt: 9 } }).thenThrows('SESSION_ALREADY_EXISTS');
   });
 
   it('refuses bad data naming every field', () => {
-    expect(() => decide({ type: 'StartSession', data: { sessionId: 'bad id', createdAt: -1 } }, given())).toThrow(
-      expect.objectContaining({ code: 'VALIDATION', errors: [expect.objectContaining({ path: 'sessionId' }), expect.objectContaining({ path: 'createdAt' })] }),
-    );
+    given([])
+      .when({ type: 'StartSession', data: { sessionId: 'bad id', createdAt: -1 } })
+      .thenThrows(DomainError, (error) => {
+        expect(error).toMatchObject({ code: 'VALIDATION', errors: [expect.objectContaining({ path: 'sessionId' }), expect.objectContaining({ path: 'createdAt' })] });
+      });
   });
 });
 
@@ -69,7 +57,13 @@ describe('every command but StartSession', () => {
     { type: 'CompressSession', data: { childSessionId: 'c', at: 4 } },
     interrupt('r1'),
   ])('refuses $type on a session never started', (command) => {
-    expect(codeOf(command, [])).toBe('SESSION_NOT_FOUND');
+    given([]).when(command).thenThrows('SESSION_NOT_FOUND');
+  });
+});
+
+describe('recording messages', () => {
+  it('appends nothing for an empty batch, and is no duplicate', () => {
+    given(pending).when({ type: 'RecordMessages', data: { rows: [] } }).thenNothingHappened();
   });
 });
 
@@ -78,18 +72,22 @@ describe('recording journal events', () => {
     type: 'RecordJournalEvents',
     data: { runId: 'r1', events: seqs.map((seq) => ({ seq, event: 'token', payload: { text: `${seq}` }, createdAt: 1 })) },
   });
+  const twoTokens = [...pending, ...tokens('r1', 1, ['a', 'b'], 1011)];
 
   it('records one event per new (runId, seq), dropping repeats within the batch', () => {
-    const decision = decide(command([2, 3, 3, 4]), given(...pending, ...tokens('r1', 1, ['a', 'b'], 1011)));
-    expect(decision.events.map((event) => (event.type === 'JournalEventRecorded' ? event.data.seq : 0))).toEqual([3, 4]);
+    given(twoTokens)
+      .when(command([2, 3, 3, 4]))
+      .then([journal('r1', 3, 'token', { text: '3' }, 1), journal('r1', 4, 'token', { text: '4' }, 1)]);
   });
 
   it('is a duplicate when every seq is known', () => {
-    expect(decide(command([1, 2]), given(...pending, ...tokens('r1', 1, ['a', 'b'], 1011))).duplicate).toBe(true);
+    given(twoTokens).when(command([1, 2])).thenDuplicate();
   });
 
   it('refuses more than 1000 events', () => {
-    expect(codeOf(command(Array.from({ length: 1001 }, (_, index) => index + 1)), pending)).toBe('VALIDATION');
+    given(pending)
+      .when(command(Array.from({ length: 1001 }, (_, index) => index + 1)))
+      .thenThrows('VALIDATION');
   });
 });
 
@@ -97,26 +95,31 @@ describe('observing state rows', () => {
   const known = [...pending, observed([stateRow(1, user('hi', 1001))], 1005)];
 
   it('is a duplicate when every row id is seen with identical content', () => {
-    expect(decide({ type: 'ObserveStateRows', data: { rows: [stateRow(1, user('hi', 1001))], observedAt: 1006 } }, given(...known)).duplicate).toBe(true);
+    given(known).when({ type: 'ObserveStateRows', data: { rows: [stateRow(1, user('hi', 1001))], observedAt: 1006 } }).thenDuplicate();
   });
 
   it('records only rows that are new or changed', () => {
     const rows = [stateRow(1, user('hi', 1001)), stateRow(1, user('hi', 1001), { active: false }), stateRow(2, assistant('x', 1002))];
-    const decision = decide({ type: 'ObserveStateRows', data: { rows, observedAt: 1006 } }, given(...known));
-    expect(decision.events).toEqual([{ type: 'StateRowsObserved', data: { rows: [rows[1], rows[2]], observedAt: 1006 } }]);
+    given(known)
+      .when({ type: 'ObserveStateRows', data: { rows, observedAt: 1006 } })
+      .then(observed([rows[1], rows[2]], 1006));
   });
 });
 
 describe('truncating', () => {
   it('refuses a keepCount beyond the committed display', () => {
-    expect(codeOf({ type: 'TruncateTranscript', data: { keepCount: 2, reason: 'edit', at: 2000 } }, pending)).toBe('KEEP_COUNT_OUT_OF_RANGE');
+    given(pending).when({ type: 'TruncateTranscript', data: { keepCount: 2, reason: 'edit', at: 2000 } }).thenThrows('KEEP_COUNT_OUT_OF_RANGE');
   });
 });
 
 describe('compressing', () => {
-  it('is a duplicate for the same child and refused for another', () => {
-    const events = [started(), compressed('c1', 2000)];
-    expect(decide({ type: 'CompressSession', data: { childSessionId: 'c1', at: 2001 } }, given(...events)).duplicate).toBe(true);
-    expect(codeOf({ type: 'CompressSession', data: { childSessionId: 'c2', at: 2001 } }, events)).toBe('SESSION_ARCHIVED');
+  const archived = [started(), compressed('c1', 2000)];
+
+  it('is a duplicate for the same child', () => {
+    given(archived).when({ type: 'CompressSession', data: { childSessionId: 'c1', at: 2001 } }).thenDuplicate();
+  });
+
+  it('is refused for another child', () => {
+    given(archived).when({ type: 'CompressSession', data: { childSessionId: 'c2', at: 2001 } }).thenThrows('SESSION_ARCHIVED');
   });
 });

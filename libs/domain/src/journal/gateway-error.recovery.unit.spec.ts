@@ -1,14 +1,10 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
 import { recoverGatewayTerminalError, type GatewayErrorInput, type PendingTurn } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
 const SID = 'sess-1';
 const RUN = 'run-1';
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 10 + seq,
-});
+const ev = journalEvents(10);
 const errorMessage = {
   role: 'assistant',
   content: 'Gateway failed: quota exceeded',

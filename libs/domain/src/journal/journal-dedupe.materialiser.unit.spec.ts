@@ -1,13 +1,9 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
 import { materialiseJournal, type MaterialiseJournalInput, type PendingTurn } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 3000 + seq,
-});
+const ev = journalEvents(3000);
 const rerun = (
   events: readonly JournalEvent[],
   rows: readonly MessageRow[],

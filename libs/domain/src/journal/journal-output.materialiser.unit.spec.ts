@@ -1,13 +1,9 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
 import { materialiseJournal, type MaterialiseJournalInput } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 1000 + seq + 0.75,
-});
+const ev = journalEvents(1000.75);
 const recovered = (content: string, timestamp: number, extra: Partial<MessageRow> = {}): MessageRow => ({
   role: 'assistant',
   content,

@@ -1,13 +1,8 @@
 import fc from 'fast-check';
-import type { JournalEvent } from '../messages/message-row.js';
 import { eventTerminalState, summarizeJournal, type JournalSummary } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 1000 + seq,
-});
+const ev = journalEvents(1000);
 
 describe('the terminal state of a journal event (§1.4)', () => {
   it.each([

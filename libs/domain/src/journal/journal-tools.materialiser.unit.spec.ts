@@ -1,13 +1,9 @@
 import type { JournalEvent, MessageRow, ToolCard } from '../messages/message-row.js';
 import { materialiseJournal, type MaterialiseJournalInput } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 2000 + seq,
-});
+const ev = journalEvents(2000);
 const materialise = (events: readonly JournalEvent[], input: Partial<MaterialiseJournalInput> = {}) =>
   materialiseJournal({
     runId: RUN,

@@ -7,15 +7,11 @@ import {
   summarizeJournal,
   type MaterialiseJournalInput,
 } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
 /** Port of the reference's test_lost_response_recovered_on_second_read (#2423, #2615). */
 const RUN = '7c8b4108d52b4aba9af362d3a54f47ac';
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 1779237640 + seq + 0.5,
-});
+const ev = journalEvents(1779237640.5);
 const recovered = (content: string, timestamp: number): MessageRow => ({
   role: 'assistant',
   content,

@@ -6,13 +6,9 @@ import {
   deriveMarkerStatus,
   summarizeJournal,
 } from './index.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 
-const ev = (seq: number, event: string, payload: JournalEvent['payload'] = {}): JournalEvent => ({
-  seq,
-  event,
-  payload,
-  createdAt: 100 + seq,
-});
+const ev = journalEvents(100);
 const statusOf = (events: readonly JournalEvent[], abandoned = false, superseded = false) =>
   deriveMarkerStatus({ journal: summarizeJournal('run-1', events), abandoned, superseded });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { JournalEvent } from '../messages/message-row.js';
+import { journalEvents } from '../testing/journal-events.builder.js';
 import { Transient } from './draft.js';
 import { flattenJournal, insertJournalEvent, JOURNAL_CHUNK, journalHasSeq, journalSize, type JournalChunks } from './journal-chunks.js';
 
@@ -8,7 +9,8 @@ import { flattenJournal, insertJournalEvent, JOURNAL_CHUNK, journalHasSeq, journ
  * never writes a journal it does not own. Sizes go past the chunk size so appends open chunks and late seqs split
  * them (the token path appends with a push, the general path splices).
  */
-const delivery = (seq: number, copy: number): JournalEvent => ({ seq, event: 'token', payload: { text: `${seq}/${copy}` }, createdAt: seq });
+const ev = journalEvents(0);
+const delivery = (seq: number, copy: number): JournalEvent => ev(seq, 'token', { text: `${seq}/${copy}` });
 
 function reference(deliveries: readonly JournalEvent[]): JournalEvent[] {
   const first = new Map<number, JournalEvent>();

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../events/session.events.js';
+import type { SessionCommand } from '../deciders/session.commands.js';
 import type { InterruptionCause, MessageRow, StateRow } from '../messages/message-row.js';
 
 /** Event and row builders for given/when/then tests of the projection and the decider. */
@@ -40,16 +41,7 @@ export const settled = (runId: string, rows: MessageRow[], settledAt: number): S
   data: { runId, rows, settledAt },
 });
 
-export const journal = (
-  runId: string,
-  seq: number,
-  event: string,
-  payload: Record<string, unknown>,
-  createdAt: number,
-): SessionEvent => ({ type: 'JournalEventRecorded', data: { runId, seq, event, payload, createdAt } });
-
-export const tokens = (runId: string, fromSeq: number, texts: string[], createdAt: number): SessionEvent[] =>
-  texts.map((text, index) => journal(runId, fromSeq + index, 'token', { text }, createdAt + index / 100));
+export { journal, tokens } from './journal-events.builder.js';
 
 export const observed = (rows: StateRow[], observedAt: number): SessionEvent => ({
   type: 'StateRowsObserved',
@@ -82,3 +74,22 @@ export const compressed = (childSessionId: string, at: number): SessionEvent => 
   type: 'SessionCompressed',
   data: { childSessionId, at },
 });
+
+/** Command builders (imperative, beside the past-tense event builders above) for the decider specs. */
+export const submit = (runId: string, text = 'question', submittedAt = 1010): SessionCommand => ({
+  type: 'SubmitMessage',
+  data: { runId, text, submittedAt },
+});
+
+export const settle = (runId: string, rows = [user('question', 1010), assistant('answer', 1012)], settledAt = 1013): SessionCommand => ({
+  type: 'SettleTurn',
+  data: { runId, rows, settledAt },
+});
+
+export const interrupt = (runId: string | null, detectedAt = 1100): SessionCommand => ({
+  type: 'InterruptTurn',
+  data: { runId, cause: 'lost_worker_bookkeeping', detectedAt, evidence: {} },
+});
+
+/** A started session with one committed row and the pending turn `r1` ('question' at 1010). */
+export const pendingTurn = (): SessionEvent[] => [started(), recorded(user('hi', 1001)), submitted('r1', 'question', 1010)];
