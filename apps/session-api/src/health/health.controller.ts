@@ -1,11 +1,13 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import pg from 'pg';
 import { knownMigrationNames, Public } from '#platform';
 import { PG_POOL } from '../database/database.module.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import { healthAnswer } from './health.schemas.js';
 
-@ApiExcludeController()
+@ApiTags('operations')
 @Controller('health')
 @Public()
 export class HealthController {
@@ -16,6 +18,7 @@ export class HealthController {
   ) {}
 
   /** The process is up. */
+  @ApiRoute({ summary: 'Liveness: the process is up', ok: healthAnswer })
   @Get('live')
   @HealthCheck()
   live() {
@@ -23,6 +26,11 @@ export class HealthController {
   }
 
   /** The database answers and every migration this build knows is applied. */
+  @ApiRoute({
+    summary: 'Readiness: the database answers and every migration this build knows is applied',
+    ok: healthAnswer,
+    problems: [503],
+  })
   @Get('ready')
   @HealthCheck()
   ready() {

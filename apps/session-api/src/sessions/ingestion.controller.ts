@@ -8,7 +8,10 @@ import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import {
+  compressAnswer,
   compressBody,
+  IDEMPOTENCY_KEY,
+  IF_MATCH,
   journalBody,
   messagesBody,
   settleBody,
@@ -16,7 +19,9 @@ import {
   submissionBody,
   truncateBody,
   withoutPrecondition,
+  writeResultAnswer,
 } from './ingestion.schemas.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
 import { expectedVersionOf } from './preconditions.js';
 import { requestIdOf } from './request-id.js';
 import { IdParam, checkId } from './session-id.js';
@@ -59,6 +64,14 @@ export class IngestionController {
     );
   }
 
+  @ApiRoute({
+    summary: 'Record committed rows (MessagesRecorded)',
+    description: 'Rows the UI owns and committed (the "sidecar" rows); importers use it too.',
+    body: messagesBody,
+    headers: [IF_MATCH, IDEMPOTENCY_KEY],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('messages')
   @HttpCode(200)
   messages(
@@ -72,6 +85,14 @@ export class IngestionController {
     return this.run(id, { type: 'RecordMessages', data }, request, { body: body.expectedVersion, ifMatch, idempotencyKey });
   }
 
+  @ApiRoute({
+    summary: 'Submit a user turn (UserMessageSubmitted)',
+    description: "The turn is the session's pending turn until it is settled or decided by recovery. `runId` makes it idempotent.",
+    body: submissionBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('submissions')
   @HttpCode(200)
   submit(
@@ -86,6 +107,15 @@ export class IngestionController {
     });
   }
 
+  @ApiRoute({
+    summary: 'Settle a turn (TurnSettled)',
+    description:
+      "The worker finished: `rows` are the turn's display rows, the user row included. After the turn was decided (TurnInterrupted) a settle is accepted only where the finished worker may supersede its own marker; otherwise 409 `TURN_ALREADY_DECIDED`. Repeating an accepted settle is a duplicate.",
+    body: settleBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('runs/:runId/settle')
   @HttpCode(200)
   settle(
@@ -99,6 +129,14 @@ export class IngestionController {
     return this.run(id, { type: 'SettleTurn', data }, request, { body: body.expectedVersion, ifMatch });
   }
 
+  @ApiRoute({
+    summary: 'Record run journal events (JournalEventRecorded per new (runId, seq))',
+    description: 'Seqs may arrive late and out of order; a `(runId, seq)` seen before is a duplicate. `payload` is stored verbatim.',
+    body: journalBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('runs/:runId/journal')
   @HttpCode(200)
   journal(
@@ -112,6 +150,14 @@ export class IngestionController {
     return this.run(id, { type: 'RecordJournalEvents', data }, request, { body: body.expectedVersion, ifMatch });
   }
 
+  @ApiRoute({
+    summary: "Observe rows of the agent's own store (StateRowsObserved)",
+    description: 'A `rowId` seen again replaces the earlier observation of that row; the same content again is a duplicate.',
+    body: stateRowsBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('state-rows')
   @HttpCode(200)
   stateRows(
@@ -126,6 +172,14 @@ export class IngestionController {
     });
   }
 
+  @ApiRoute({
+    summary: 'Truncate the display transcript (TranscriptTruncated)',
+    description: 'Keeps the first `keepCount` rows and sets the watermark to the last kept row (0 for none, always 0 for `clear`). 422 `KEEP_COUNT_OUT_OF_RANGE` past the transcript.',
+    body: truncateBody,
+    headers: [IF_MATCH, IDEMPOTENCY_KEY],
+    ok: writeResultAnswer,
+    problems: [409, 412, 422],
+  })
   @Post('truncate')
   @HttpCode(200)
   truncate(
@@ -143,6 +197,14 @@ export class IngestionController {
   }
 
   /** Archives the parent (SessionCompressed), then starts the child with the parent link; a retry completes both. */
+  @ApiRoute({
+    summary: 'Compress: archive the parent (SessionCompressed) and start the child (SessionStarted with parentSessionId)',
+    description: "A retry completes both. 409 `SESSION_ALREADY_EXISTS` when the child exists and is not this parent's continuation.",
+    body: compressBody,
+    headers: [IF_MATCH],
+    ok: compressAnswer,
+    problems: [409, 412],
+  })
   @Post('compress')
   @HttpCode(200)
   async compress(
