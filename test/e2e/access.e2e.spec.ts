@@ -1,8 +1,7 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { ModulesContainer, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import request from 'supertest';
 import { accessOf, RouteTable } from '#platform';
+import { nestRoutes, normaliseRoutePath as join } from '../../apps/session-api/src/http/nest-routes.js';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -16,31 +15,8 @@ afterAll(async () => {
 /** Routes Fastify holds that no Nest controller declares: Swagger's UI, its assets, the JSON and YAML, and the admin dashboard's static files. All public. */
 const PUBLIC_OUTSIDE_NEST = /^\/(docs(-yaml)?|admin)(\/|$)/;
 
-const join = (...parts: string[]) => `/${parts.join('/')}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-type Handler = { readonly controller: Function; readonly handler: Function };
-
 /** Every controller method Nest mapped, by `METHOD /path` as Fastify spells it. */
-function nestHandlers(): Map<string, Handler> {
-  const handlers = new Map<string, Handler>();
-  for (const module of t.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-      const controller = wrapper.metatype as Function;
-      const prototype = controller.prototype as Record<string, unknown>;
-      const bases = [Reflect.getMetadata(PATH_METADATA, controller) ?? ''].flat() as string[];
-      for (const name of Object.getOwnPropertyNames(prototype)) {
-        const handler = prototype[name];
-        if (name === 'constructor' || typeof handler !== 'function') continue;
-        const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
-        if (paths === undefined) continue;
-        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-        for (const base of bases) for (const path of [paths].flat()) handlers.set(`${method} ${join(base, path)}`, { controller, handler });
-      }
-    }
-  }
-  return handlers;
-}
+const nestHandlers = () => new Map(nestRoutes(t.app).map((route) => [`${route.method} ${route.path}`, route]));
 
 describe('every route is closed unless it says otherwise', () => {
   it('finds each route of the running router public or scoped, naming any that is neither', () => {

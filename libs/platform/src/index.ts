@@ -7,6 +7,7 @@ export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.j
 export * from './auth/api-keys.js';
 export * from './auth/auth.guard.js';
 export * from './errors/problem.js';
+export { problemSchema } from './errors/problem.schema.js';
 export { ProblemDetailsFilter, type ProblemDetailsOptions, zodProblems } from './errors/problem-details.filter.js';
 export { isClientDisconnect } from './errors/client-disconnect.js';
 export { Metrics } from './metrics/metrics.js';

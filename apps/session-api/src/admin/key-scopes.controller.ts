@@ -1,6 +1,8 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { allows, type AuthenticatedRequest, RequireScope, type Scope } from '#platform';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import { keyScopesAnswer } from './key-scopes.schemas.js';
 
 const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin'];
 
@@ -12,6 +14,7 @@ const SCOPES: readonly Scope[] = ['ingest', 'read', 'admin'];
 @ApiBearerAuth()
 @Controller('v1/key')
 export class KeyScopesController {
+  @ApiRoute({ summary: 'The scopes of the key this request carries (never the key)', description: 'The dashboard checks a key with it at sign-in.', ok: keyScopesAnswer })
   @Get()
   @RequireScope('read')
   scopes(@Req() request: AuthenticatedRequest): { scopes: Scope[] } {

@@ -6,7 +6,8 @@ import { openEventStream } from '../http/event-stream.js';
 import type { z } from 'zod';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import type { AuditJob, AuditJobAnswer } from './audit-job.js';
-import { jobIdParam, startAuditBody } from './audit-jobs.schemas.js';
+import { auditJobAnswer, auditJobStartedAnswer, JOB_LOCATION, jobIdParam, startAuditBody } from './audit-jobs.schemas.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
 import { GetAuditJob } from './get-audit-job.query.js';
 import { StartStoreAudit } from './start-store-audit.command.js';
 
@@ -29,6 +30,17 @@ export class AuditJobsController {
     private readonly queries: QueryBus,
   ) {}
 
+  @ApiRoute({
+    summary: 'Start the whole-store audit job',
+    description: 'Optionally only the sessions whose stream changed at or after `since`. One job at a time per database: a start while this replica runs one answers that job; while another replica runs one, 409 `AUDIT_ALREADY_RUNNING`.',
+    body: startAuditBody,
+    ok: {
+      description: 'Accepted: the job, started or already running (`alreadyRunning: true`).',
+      schema: auditJobStartedAnswer,
+      headers: { Location: JOB_LOCATION },
+    },
+    problems: [409],
+  })
   @Post()
   @HttpCode(202)
   async start(
@@ -40,11 +52,30 @@ export class AuditJobsController {
     return { ...job.answer(), alreadyRunning: !started };
   }
 
+  @ApiRoute({
+    summary: 'An audit job: progress, and at the end its result',
+    params: { jobId: jobIdParam },
+    ok: auditJobAnswer,
+    problems: [400, 404],
+  })
   @Get(':jobId')
   async get(@Param('jobId') jobId: string): Promise<AuditJobAnswer> {
     return (await this.job(jobId)).answer();
   }
 
+  @ApiRoute({
+    summary: "Server-Sent Events of an audit job's progress",
+    description: 'A job runs to its end whether or not anyone listens; a client that leaves only unsubscribes.',
+    params: { jobId: jobIdParam },
+    ok: {
+      description: 'The event stream: `progress` events (at most every 250 ms), then one `done`; then it ends.',
+      events: {
+        progress: { description: 'The job while it runs.', schema: auditJobAnswer },
+        done: { description: 'The job at its end (`completed` with its result, or `failed` with its error).', schema: auditJobAnswer },
+      },
+    },
+    problems: [400, 404],
+  })
   @Get(':jobId/live')
   @ApiProduces('text/event-stream')
   async live(@Param('jobId') jobId: string, @Res() reply: FastifyReply): Promise<void> {

@@ -1,10 +1,12 @@
 import { Controller, Get, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, type HealthCheckResult, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import pg from 'pg';
 import { DatabaseReachability, knownMigrationNames, problem, Public } from '#platform';
 import { PG_POOL } from '../database/database.module.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import { healthAnswer } from './health.schemas.js';
 
 /** A probe that gets no answer in this time fails (a database that black-holes packets must not hang it). */
 const CHECK_TIMEOUT_MS = 3000;
@@ -19,7 +21,7 @@ function answered<T>(query: Promise<T>): Promise<T> {
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-@ApiExcludeController()
+@ApiTags('operations')
 @Controller('health')
 @Public()
 export class HealthController {
@@ -31,6 +33,7 @@ export class HealthController {
   ) {}
 
   /** The process is up. */
+  @ApiRoute({ summary: 'Liveness: the process is up', ok: healthAnswer })
   @Get('live')
   @HealthCheck()
   live() {
@@ -42,6 +45,11 @@ export class HealthController {
    * `checks`, every check by name; 503: a problem (`NOT_READY`) whose `detail` names the failing checks and
    * whose `checks` hold each one's status and, when down, its `error`.
    */
+  @ApiRoute({
+    summary: 'Readiness: the database answers and every migration this build knows is applied',
+    ok: healthAnswer,
+    problems: [503],
+  })
   @Get('ready')
   @HealthCheck()
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {

@@ -4,7 +4,8 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { HermesImportReport } from '#hermes-import';
 import { RequireScope, ZodValidationPipe } from '#platform';
 import { ImportHermesCommand } from './import-hermes.command.js';
-import { type ImportHermesBody, importHermesBody } from './import-hermes.schemas.js';
+import { type ImportHermesBody, importHermesBody, importReportAnswer } from './import-hermes.schemas.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
 
 /** `POST /v1/import/hermes` (scope `admin`): answers the report `chronicle import-hermes --json` prints. */
 @ApiTags('import')
@@ -14,6 +15,12 @@ import { type ImportHermesBody, importHermesBody } from './import-hermes.schemas
 export class ImportController {
   constructor(private readonly commands: CommandBus) {}
 
+  @ApiRoute({
+    summary: 'Import uploaded hermes-webui files',
+    description: 'Sidecars, the state.db in base64 and run journals, inline. What is inside a file is checked per item and reported; `dryRun` stores nothing.',
+    body: importHermesBody,
+    ok: importReportAnswer,
+  })
   @Post('hermes')
   @HttpCode(200)
   importHermes(@Body(new ZodValidationPipe(importHermesBody)) body: ImportHermesBody): Promise<HermesImportReport> {

@@ -9,6 +9,8 @@ import { sessionNotFound } from '../sessions/session-not-found.js';
 import { openEventStream } from '../http/event-stream.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import { LAST_EVENT_ID, transcriptChangedEvent, transcriptPatchEvent } from './live.schemas.js';
 
 export const liveQuery = z.object({
   /** `1`: `patch` events (the transcript delta since the last event, plus the streaming output) instead of `transcript`. */
@@ -34,6 +36,25 @@ export class LiveController {
     @Inject(CONFIG_HEARTBEAT_MS) private readonly heartbeatMs: number,
   ) {}
 
+  @ApiRoute({
+    summary: 'Server-Sent Events of the session',
+    description:
+      'One event per change of the session, `id:` = its version (`Last-Event-ID` resumes after it); `retry: 2000` first, comment heartbeats (`: heartbeat`) between. Shutdown ends the stream: reconnect, to any replica, with Last-Event-ID.',
+    query: liveQuery,
+    headers: [LAST_EVENT_ID],
+    ok: {
+      description: 'The event stream: `transcript` events, or with `patches=1` `patch` events instead.',
+      idField: 'version',
+      events: {
+        transcript: { description: 'The session changed: its version and the display transcript hash.', schema: transcriptChangedEvent },
+        patch: {
+          description:
+            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output.",
+          schema: transcriptPatchEvent,
+        },
+      },
+    },
+  })
   @Get(':id/live')
   @RequireScope('read')
   @ApiProduces('text/event-stream')

@@ -3,8 +3,9 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { RequireScope, ZodValidationPipe } from '#platform';
-import { sweepBody } from './recovery.schemas.js';
+import { sweepAnswer, sweepBody } from './recovery.schemas.js';
 import { SweepRecovery } from './sweep-recovery.command.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
 
 export interface SweepAnswer {
   readonly examined: number;
@@ -21,6 +22,13 @@ export interface SweepAnswer {
 export class RecoveryController {
   constructor(private readonly commands: CommandBus) {}
 
+  @ApiRoute({
+    summary: 'Run the recovery supervisor once',
+    description:
+      'Over every session with a pending turn or a pending marker. `now` (epoch seconds) may only be later than the real clock (earlier: 400, nothing decided): "decide as of then"; every time comparison of the sweep uses it, and each decision records it in its evidence.',
+    body: sweepBody,
+    ok: sweepAnswer,
+  })
   @Post('sweep')
   @HttpCode(200)
   async sweep(@Body(new ZodValidationPipe(sweepBody)) body: z.infer<typeof sweepBody>): Promise<SweepAnswer> {

@@ -7,7 +7,10 @@ import type { SessionCommand } from '#domain';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import {
+  compressAnswer,
   compressBody,
+  IDEMPOTENCY_KEY,
+  IF_MATCH,
   journalBody,
   messagesBody,
   settleBody,
@@ -15,9 +18,11 @@ import {
   submissionBody,
   truncateBody,
   withoutPrecondition,
+  writeResultAnswer,
 } from './ingestion.schemas.js';
 import { CompressSession } from './compress-session.command.js';
 import { Precondition } from './precondition.decorator.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
 import { requestIdOf } from './request-id.js';
 import { IdParam } from './session-id.js';
 import type { CompressResult, WriteResult } from '#session-commands';
@@ -56,6 +61,14 @@ export class IngestionController {
     );
   }
 
+  @ApiRoute({
+    summary: 'Record committed rows (MessagesRecorded)',
+    description: 'Rows the UI owns and committed (the "sidecar" rows); importers use it too.',
+    body: messagesBody,
+    headers: [IF_MATCH, IDEMPOTENCY_KEY],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('messages')
   @HttpCode(200)
   messages(
@@ -69,6 +82,14 @@ export class IngestionController {
     return this.run(id, { type: 'RecordMessages', data }, request, { expectedVersion, idempotencyKey });
   }
 
+  @ApiRoute({
+    summary: 'Submit a user turn (UserMessageSubmitted)',
+    description: "The turn is the session's pending turn until it is settled or decided by recovery. `runId` makes it idempotent.",
+    body: submissionBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('submissions')
   @HttpCode(200)
   submit(
@@ -80,6 +101,15 @@ export class IngestionController {
     return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, { expectedVersion });
   }
 
+  @ApiRoute({
+    summary: 'Settle a turn (TurnSettled)',
+    description:
+      "The worker finished: `rows` are the turn's display rows, the user row included. After the turn was decided (TurnInterrupted) a settle is accepted only where the finished worker may supersede its own marker; otherwise 409 `TURN_ALREADY_DECIDED`. Repeating an accepted settle is a duplicate.",
+    body: settleBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('runs/:runId/settle')
   @HttpCode(200)
   settle(
@@ -93,6 +123,14 @@ export class IngestionController {
     return this.run(id, { type: 'SettleTurn', data }, request, { expectedVersion });
   }
 
+  @ApiRoute({
+    summary: 'Record run journal events (JournalEventRecorded per new (runId, seq))',
+    description: 'Seqs may arrive late and out of order; a `(runId, seq)` seen before is a duplicate. `payload` is stored verbatim.',
+    body: journalBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('runs/:runId/journal')
   @HttpCode(200)
   journal(
@@ -106,6 +144,14 @@ export class IngestionController {
     return this.run(id, { type: 'RecordJournalEvents', data }, request, { expectedVersion });
   }
 
+  @ApiRoute({
+    summary: "Observe rows of the agent's own store (StateRowsObserved)",
+    description: 'A `rowId` seen again replaces the earlier observation of that row; the same content again is a duplicate.',
+    body: stateRowsBody,
+    headers: [IF_MATCH],
+    ok: writeResultAnswer,
+    problems: [409, 412],
+  })
   @Post('state-rows')
   @HttpCode(200)
   stateRows(
@@ -117,6 +163,14 @@ export class IngestionController {
     return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, { expectedVersion });
   }
 
+  @ApiRoute({
+    summary: 'Truncate the display transcript (TranscriptTruncated)',
+    description: 'Keeps the first `keepCount` rows and sets the watermark to the last kept row (0 for none, always 0 for `clear`). 422 `KEEP_COUNT_OUT_OF_RANGE` past the transcript.',
+    body: truncateBody,
+    headers: [IF_MATCH, IDEMPOTENCY_KEY],
+    ok: writeResultAnswer,
+    problems: [409, 412, 422],
+  })
   @Post('truncate')
   @HttpCode(200)
   truncate(
@@ -130,6 +184,14 @@ export class IngestionController {
   }
 
   /** Archives the parent (SessionCompressed), then starts the child with the parent link; a retry completes both. */
+  @ApiRoute({
+    summary: 'Compress: archive the parent (SessionCompressed) and start the child (SessionStarted with parentSessionId)',
+    description: "A retry completes both. 409 `SESSION_ALREADY_EXISTS` when the child exists and is not this parent's continuation.",
+    body: compressBody,
+    headers: [IF_MATCH],
+    ok: compressAnswer,
+    problems: [409, 412],
+  })
   @Post('compress')
   @HttpCode(200)
   compress(

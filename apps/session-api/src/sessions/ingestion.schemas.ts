@@ -8,6 +8,8 @@ import {
   turnSettledDataSchema,
   userMessageSubmittedDataSchema,
 } from '#domain';
+import type { WriteResult } from '#session-commands';
+import type { RequestHeader } from '../docs/api-route.decorator.js';
 
 /**
  * Request bodies = the event data schemas of libs/domain (one schema validates, types and documents),
@@ -43,3 +45,36 @@ export function withoutPrecondition<T extends { expectedVersion?: number }>(body
   const { expectedVersion: _ignored, ...data } = body;
   return data;
 }
+
+/** What every write answers (http-api "Concurrency"). */
+export const writeResultAnswer = z
+  .object({
+    sessionId: z.string(),
+    version: z.number().int().nonnegative().describe("The session stream's version after the write."),
+    appended: z.number().int().nonnegative().describe('Events the write appended: 0 for a duplicate.'),
+    duplicate: z.boolean().describe('A repeat of a write already stored (same natural key or Idempotency-Key): nothing appended.'),
+  })
+  .meta({ id: 'WriteResult', example: { sessionId: 'demo', version: 3, appended: 1, duplicate: false } }) satisfies z.ZodType<WriteResult>;
+
+/** `POST …/compress`: the parent's write result, plus the child session it started (or had started). */
+export const compressAnswer = writeResultAnswer
+  .extend({
+    childSessionId: z.string(),
+    childVersion: z.number().int().nonnegative().describe("The child stream's version after its SessionStarted."),
+  })
+  .meta({
+    id: 'CompressResult',
+    example: { sessionId: 'demo', version: 9, appended: 1, duplicate: false, childSessionId: 'demo-2', childVersion: 1 },
+  });
+
+export const IF_MATCH: RequestHeader = {
+  name: 'If-Match',
+  description: 'The stream version the write expects, as `"n"` (the alternative to `expectedVersion`): 412 PRECONDITION_FAILED when the stream moved on; both given and different is a 400.',
+  schema: z.string().regex(/^\s*(?:W\/)?"?\d+"?\s*$/).meta({ example: '"12"' }),
+};
+
+export const IDEMPOTENCY_KEY: RequestHeader = {
+  name: 'Idempotency-Key',
+  description: 'Makes the write safe to retry where no natural key does: a repeat appends nothing and answers `duplicate: true`.',
+  schema: z.string().regex(/^[\x21-\x7e]{1,200}$/).meta({ example: 'truncate-7f3a' }),
+};

@@ -8,6 +8,16 @@ import { GetTranscript } from './get-transcript.query.js';
 import { IdParam } from './session-id.js';
 import { sessionListQuery, type SessionListQuery } from './session-list.js';
 import { GetRunJournal, GetSessionMarkers, GetSessionSummary, ListSessions } from './session.queries.js';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import {
+  ETAG,
+  IF_NONE_MATCH,
+  markersAnswer,
+  runJournalAnswer,
+  sessionListAnswer,
+  sessionSummaryAnswer,
+  transcriptReadAnswer,
+} from './session-queries.schemas.js';
 
 export const transcriptQuery = z.object({
   view: z.enum(['display', 'context']).default('display'),
@@ -26,16 +36,33 @@ export const transcriptQuery = z.object({
 export class SessionQueriesController {
   constructor(private readonly queries: QueryBus) {}
 
+  @ApiRoute({
+    summary: 'List sessions (status filter, search, cursor paging)',
+    description:
+      '`q` is a case-insensitive substring of title or id. Status: `pending` (a turn submitted, not yet settled or decided), `recovering` (a marker in `pending_journal`), `interrupted` (the latest turn ended in a marker), `archived` (a compressed parent), `active` (none of these). From the async session index, newest activity first.',
+    query: sessionListQuery,
+    ok: sessionListAnswer,
+  })
   @Get()
   list(@QueryParams(new ZodValidationPipe(sessionListQuery, 'query')) query: SessionListQuery) {
     return this.queries.execute(new ListSessions(query));
   }
 
+  @ApiRoute({ summary: 'Session summary, folded at the current version', ok: sessionSummaryAnswer })
   @Get(':id')
   summary(@IdParam('id') id: string) {
     return this.queries.execute(new GetSessionSummary(id));
   }
 
+  @ApiRoute({
+    summary: 'The display or context transcript',
+    description:
+      "`at` rebuilds the transcript as of that stream version (time travel). With `since` (a version the client holds) the answer is the delta (`TranscriptDelta`): keep the first `from` rows, append `messages`; the result is the transcript at `version` with that `hash`. `streaming=1` adds what the pending turn's journal has produced so far. Compressed (gzip, br) on `Accept-Encoding`.",
+    query: transcriptQuery,
+    headers: [IF_NONE_MATCH],
+    ok: { description: 'The transcript (`Transcript`), or with `since` its delta (`TranscriptDelta`).', schema: transcriptReadAnswer, headers: { ETag: ETAG } },
+    also: { 304: { description: 'Not modified: `If-None-Match` holds the current ETag.', headers: { ETag: ETAG } } },
+  })
   @Get(':id/transcript')
   async transcript(
     @IdParam('id') sessionId: string,
@@ -56,11 +83,21 @@ export class SessionQueriesController {
     return answer.bytes;
   }
 
+  @ApiRoute({
+    summary: '"Response interrupted" markers, derived from the recovery decisions',
+    description: 'Runs that ended without a marker (settled from a completed journal, replaced by a gateway error, recovered from the agent store) are not listed.',
+    ok: markersAnswer,
+  })
   @Get(':id/markers')
   markers(@IdParam('id') id: string) {
     return this.queries.execute(new GetSessionMarkers(id));
   }
 
+  @ApiRoute({
+    summary: 'The run journal read model: events, lastSeq, gaps, terminal state',
+    description: 'A known run without a journal reads as zero events (`unknown`); a run the session never heard of is 404 `RUN_NOT_FOUND`.',
+    ok: runJournalAnswer,
+  })
   @Get(':id/runs/:runId/journal')
   journal(@IdParam('id') sessionId: string, @IdParam('runId') runId: string) {
     return this.queries.execute(new GetRunJournal(sessionId, runId));

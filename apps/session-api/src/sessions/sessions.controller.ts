@@ -11,6 +11,9 @@ import { IdParam } from './session-id.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
 import { ExecuteSessionCommand } from './execute-session-command.command.js';
 import type { WriteResult } from '#session-commands';
+import { ApiRoute } from '../docs/api-route.decorator.js';
+import { writeResultAnswer } from './ingestion.schemas.js';
+import { sessionEventsPageAnswer } from './sessions.schemas.js';
 
 
 export const startSessionBody = z.strictObject({
@@ -35,6 +38,14 @@ export class SessionsController {
     private readonly queries: QueryBus,
   ) {}
 
+  @ApiRoute({
+    summary: 'Start a session (SessionStarted)',
+    description: 'Without `sessionId` the service picks one. Starting a session that exists with the same title and parent is a duplicate (200); with another, 409 `SESSION_ALREADY_EXISTS`.',
+    body: startSessionBody,
+    ok: { description: 'Created: the session started.', schema: writeResultAnswer },
+    also: { 200: { description: 'The session exists already: nothing appended, `duplicate: true`.', schema: writeResultAnswer } },
+    problems: [409],
+  })
   @Post()
   @RequireScope('ingest')
   async start(
@@ -62,6 +73,12 @@ export class SessionsController {
     return result;
   }
 
+  @ApiRoute({
+    summary: 'The session stream, page by page',
+    description: '`after` is a stream version: the page holds the events with a greater version, oldest first.',
+    query: eventsQuery,
+    ok: sessionEventsPageAnswer,
+  })
   @Get(':id/events')
   @RequireScope('read')
   events(

@@ -1,11 +1,13 @@
 import { z } from 'zod';
+import type { JournalEvent, Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import { ID_PATTERN } from '../session-stream.js';
 import { boundedJson, freeJsonArraySchema, freeJsonRecordSchema } from './free-json.schema.js';
 
 /**
  * Schemas of the row shapes of the HTTP contract. They validate request bodies, type the stored events and
  * generate the OpenAPI document, so they are the single source of what a row may hold. Unknown row fields are
- * stripped (the contract lists every field; new ones are added here first).
+ * stripped (the contract lists every field; new ones are added here first). A `meta` id names the shape in the
+ * OpenAPI document (one component per shape).
  */
 export const idSchema = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_.:-]{1,128}');
 
@@ -60,19 +62,21 @@ export const messageRowSchema = z.object({
   recoveredRunId: z.string().optional(),
   recoveredEventId: z.string().optional(),
   meta: freeJsonRecordSchema.optional(),
-});
+}).meta({ id: 'MessageRow', description: 'A display or context row; every field but `role` is optional.' }) satisfies z.ZodType<MessageRow>;
 
-export const stateRowSchema = messageRowSchema.extend({
-  rowId: z.number().int().nonnegative(),
-  active: z.boolean().default(true),
-});
+export const stateRowSchema = messageRowSchema
+  .extend({
+    rowId: z.number().int().nonnegative(),
+    active: z.boolean().default(true),
+  })
+  .meta({ id: 'StateRow', description: "A row read from the agent's own store: rowId is its durable order; active false = compacted away." });
 
 export const journalEventSchema = z.object({
   seq: z.number().int().min(1),
   event: z.string().min(1),
   payload: freeJsonRecordSchema,
   createdAt: z.number(),
-});
+}).meta({ id: 'JournalEvent', description: "One event of a run journal; payload keeps the worker journal's own snake_case keys, verbatim." }) satisfies z.ZodType<JournalEvent>;
 
 export const toolCardSchema = z.object({
   name: z.string(),
@@ -84,4 +88,16 @@ export const toolCardSchema = z.object({
   assistantMessageIndex: z.number().int().nullable(),
   recoveredFromRunJournal: z.boolean(),
   recoveredRunId: z.string().nullable(),
-});
+}).meta({ id: 'ToolCard' }) satisfies z.ZodType<ToolCard>;
+
+export const markerStatusSchema = z.enum(['pending_journal', 'recovered', 'no_output', 'neutral', 'superseded']);
+
+/** A "Response interrupted" marker, derived from a recovery decision (never stored). */
+export const markerSchema = z.object({
+  runId: z.string(),
+  cause: interruptionCauseSchema,
+  status: markerStatusSchema,
+  content: z.string(),
+  timestamp: z.number(),
+  messageIndex: z.number().int().nullable().describe('The marker row in the display transcript; null for a superseded marker.'),
+}).meta({ id: 'Marker' }) satisfies z.ZodType<Marker>;

@@ -1,8 +1,8 @@
 /** One place where a stored read model and its replay disagree. An absent side is `undefined` (omitted in JSON). */
 export interface Difference {
   readonly path: string;
-  readonly stored: unknown;
-  readonly replayed: unknown;
+  readonly stored?: unknown;
+  readonly replayed?: unknown;
 }
 
 export const DEFAULT_DIFFERENCE_LIMIT = 50;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { markerSchema, messageRowSchema, toolCardSchema } from '#domain';
+import type { RequestHeader } from '../docs/api-route.decorator.js';
+import { streamingAnswer } from '../sessions/session-queries.schemas.js';
+
+/** The `data:` of the events of `GET /v1/sessions/{id}/live`; each event's `id:` is the version. */
+const version = z.number().int().nonnegative();
+
+export const transcriptChangedEvent = z
+  .object({ version, hash: z.string().describe('The display transcript hash at `version`.') })
+  .meta({ id: 'TranscriptChangedEvent', example: { version: 12, hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' } });
+
+export const transcriptPatchEvent = z
+  .object({
+    version,
+    hash: z.string().describe('The hash of the whole transcript at `version`, after the patch.'),
+    since: version.describe('The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first).'),
+    from: z.number().int().nonnegative().describe('Keep the first `from` rows, then append `messages`.'),
+    messages: z.array(messageRowSchema),
+    toolCards: z.array(toolCardSchema),
+    markers: z.array(markerSchema),
+    streaming: streamingAnswer.nullable(),
+  })
+  .meta({
+    id: 'TranscriptPatchEvent',
+    example: {
+      version: 14,
+      hash: '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
+      since: 12,
+      from: 2,
+      messages: [{ role: 'user', content: 'And how do I fix it?', timestamp: 1767225700 }],
+      toolCards: [],
+      markers: [],
+      streaming: { runId: 'run-2', text: 'Run npm', reasoning: '', toolCards: [] },
+    },
+  });
+
+export const LAST_EVENT_ID: RequestHeader = {
+  name: 'Last-Event-ID',
+  description: 'The last event id (a version) the client received: the stream resumes after it.',
+  schema: z.string().regex(/^\d+$/),
+};
