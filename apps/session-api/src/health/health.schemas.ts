@@ -10,6 +10,7 @@ export const healthAnswer = z
     info: indicators.optional().describe('The indicators that are up.'),
     error: indicators.optional().describe('The indicators that are down.'),
     details: indicators,
+    checks: indicators.optional().describe('Every check by name (the same as `details`); a 503 problem answer carries them too.'),
   })
   .meta({
     id: 'HealthCheck',
@@ -18,5 +19,6 @@ export const healthAnswer = z
       info: { database: { status: 'up' }, migrations: { status: 'up', applied: 12 } },
       error: {},
       details: { database: { status: 'up' }, migrations: { status: 'up', applied: 12 } },
+      checks: { database: { status: 'up' }, migrations: { status: 'up', applied: 12 } },
     },
   }) satisfies z.ZodType<HealthCheckResult>;
