@@ -44,8 +44,9 @@ export const APPEND_AT_KNOWN_HEADS = {
            RETURNING s.stream_id
          ), inserted AS (
            INSERT INTO events (stream_id, version, type, data, metadata, hash)
-           SELECT e.stream_id, e.version, e.type, e.data::jsonb, e.meta::jsonb, e.hash
-             FROM unnest($6::text[], $7::bigint[], $8::text[], $9::text[], $10::text[], $11::text[])
+           SELECT e.stream_id, e.version, e.type, e.data, e.meta, e.hash
+             FROM ROWS FROM (unnest($6::text[]), unnest($7::bigint[]), unnest($8::text[]),
+                             jsonb_array_elements($9::jsonb), jsonb_array_elements($10::jsonb), unnest($11::text[]))
                   AS e(stream_id, version, type, data, meta, hash)
             WHERE e.stream_id IN (SELECT m.stream_id FROM moved m)
            RETURNING events.stream_id, events.version, events.global_position
@@ -102,5 +103,19 @@ export function appendAtKnownHeadsValues(items: readonly PendingAppend[], head: 
     nextVersions.push(version);
     nextHashes.push(hash);
   }
-  return [items.map((i) => i.streamId), prevVersions, prevHashes, nextVersions, nextHashes, eventStreams, eventVersions, types, data, meta, hashes];
+  // Data and metadata go as one JSON array each: PostgreSQL parses it once into jsonb and hands out the
+  // elements, where a text[] would be escaped element by element here and unescaped, then parsed, there.
+  return [
+    items.map((i) => i.streamId),
+    prevVersions,
+    prevHashes,
+    nextVersions,
+    nextHashes,
+    eventStreams,
+    eventVersions,
+    types,
+    `[${data.join(',')}]`,
+    `[${meta.join(',')}]`,
+    hashes,
+  ];
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -86,7 +86,7 @@ export function resolveApiKeys(spec: string | undefined, dataDir: string): KeyRe
   return { keys: [{ key, scopes: new Set<Scope>(['admin']) }], generated: key, keyFile };
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+const digest = (value: string): Buffer => hash('sha256', value, 'buffer');
 
 /** The configured keys' digests, computed once per key (keys never change while the process runs). */
 const keyDigests = new WeakMap<ApiKey, Buffer>();
