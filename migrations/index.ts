@@ -3,6 +3,7 @@ import { SessionReadModels1764500001000 } from './1764500001000-session-read-mod
 import { Liveness1764500002000 } from './1764500002000-liveness.js';
 import { SessionIndexSummary1764500003000 } from './1764500003000-session-index-summary.js';
 import { AppendFunction1764500004000 } from './1764500004000-append-function.js';
+import { SnapshotStateJson1764500005000 } from './1764500005000-snapshot-state-json.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   Liveness1764500002000,
   SessionIndexSummary1764500003000,
   AppendFunction1764500004000,
+  SnapshotStateJson1764500005000,
 ];

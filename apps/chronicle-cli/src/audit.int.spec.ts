@@ -33,7 +33,7 @@ describe('chronicle audit', () => {
 
   it('reports a tampered snapshot with its difference and exit 1', async () => {
     await pool.query(
-      `UPDATE session_snapshots SET state = jsonb_set(state, '{title}', '"tampered"') WHERE stream_id = 'session-audited'`,
+      `UPDATE session_snapshots SET state = jsonb_set(state::jsonb, '{title}', '"tampered"')::json WHERE stream_id = 'session-audited'`,
     );
     const one = await runIn(database.url, ['audit', '--session', 'audited']);
     expect(one.code).toBe(1);

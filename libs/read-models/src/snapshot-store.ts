@@ -40,7 +40,7 @@ export class SnapshotStore {
     await this.pool.query(
       `WITH saved AS (
          INSERT INTO session_snapshots (stream_id, version, schema_version, state)
-         VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (stream_id, version) DO NOTHING RETURNING 1
+         VALUES ($1, $2, $3, $4::json) ON CONFLICT (stream_id, version) DO NOTHING RETURNING 1
        )
        DELETE FROM session_snapshots WHERE stream_id = $1 AND version < (
          SELECT min(version) FROM (SELECT version FROM session_snapshots WHERE stream_id = $1

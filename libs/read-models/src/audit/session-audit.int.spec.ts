@@ -41,7 +41,7 @@ describe('auditing one session', () => {
   it('reports a tampered stored snapshot with the path of its difference', async () => {
     const deps = await given('snap-1');
     await pool.query(
-      `UPDATE session_snapshots SET state = jsonb_set(state, '{committed,0,content}', '"forged"') WHERE stream_id = $1 AND version = 3`,
+      `UPDATE session_snapshots SET state = jsonb_set(state::jsonb, '{committed,0,content}', '"forged"')::json WHERE stream_id = $1 AND version = 3`,
       [streamOf('snap-1')],
     );
     const audit = await auditSession(deps, 'snap-1');

@@ -129,7 +129,7 @@ describe('rebuilding session_snapshots', () => {
   it('folds every stored snapshot again from the events, so a tampered one audits clean afterwards', async () => {
     await writeSession(writer(), 'rb-snap', 4);
     await snapshotStored(pool, 'rb-snap', 3);
-    await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state, '{title}', '"forged"') WHERE stream_id = $1`, [
+    await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state::jsonb, '{title}', '"forged"')::json WHERE stream_id = $1`, [
       toSessionStreamId('rb-snap'),
     ]);
     await projector.catchUp();

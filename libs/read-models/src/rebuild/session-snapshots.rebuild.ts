@@ -44,7 +44,7 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
         state = evolveAll(state, events.slice(done, version).map(toDomainEvent));
         done = version;
         await client.query(
-          `INSERT INTO ${NEXT} (stream_id, version, schema_version, state) VALUES ($1, $2, $3, $4::jsonb)`,
+          `INSERT INTO ${NEXT} (stream_id, version, schema_version, state) VALUES ($1, $2, $3, $4::json)`,
           [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(state)],
         );
         tracker.rows += 1;

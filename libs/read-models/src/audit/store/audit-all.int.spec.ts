@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('auditing the whole store', () => {
   it('finds exactly the tampered sessions, page by page, reporting progress', async () => {
-    await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state, '{title}', '"forged"') WHERE stream_id = $1`, [
+    await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state::jsonb, '{title}', '"forged"')::json WHERE stream_id = $1`, [
       toSessionStreamId('all-2'),
     ]);
     await pool.query(`UPDATE events SET data = jsonb_set(data, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = 3`, [
