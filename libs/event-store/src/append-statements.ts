@@ -44,11 +44,12 @@ export const APPEND_AT_KNOWN_HEADS = {
            RETURNING s.stream_id
          ), inserted AS (
            INSERT INTO events (stream_id, version, type, data, metadata, hash)
-           SELECT e.stream_id, e.version, e.type, e.data, e.meta, e.hash
-             FROM ROWS FROM (unnest($6::text[]), unnest($7::bigint[]), unnest($8::text[]),
-                             jsonb_array_elements($9::jsonb), jsonb_array_elements($10::jsonb), unnest($11::text[]))
-                  AS e(stream_id, version, type, data, meta, hash)
-            WHERE e.stream_id IN (SELECT m.stream_id FROM moved m)
+           SELECT i.stream_id, e.version, e.type, e.data, e.meta, e.hash
+             FROM ROWS FROM (unnest($6::int[]), unnest($7::bigint[]), jsonb_array_elements_text($8::jsonb),
+                             jsonb_array_elements($9::jsonb), jsonb_array_elements($10::jsonb), jsonb_array_elements_text($11::jsonb))
+                  AS e(item, version, type, data, meta, hash)
+             JOIN item i ON i.n = e.item
+            WHERE i.stream_id IN (SELECT m.stream_id FROM moved m)
            RETURNING events.stream_id, events.version, events.global_position
          )
          SELECT i.n::int AS item,
@@ -78,20 +79,20 @@ export function appendAtKnownHeadsValues(items: readonly PendingAppend[], head: 
   const prevHashes: string[] = [];
   const nextVersions: number[] = [];
   const nextHashes: string[] = [];
-  const eventStreams: string[] = [];
+  const eventItems: number[] = [];
   const eventVersions: number[] = [];
   const types: string[] = [];
   const data: string[] = [];
   const meta: string[] = [];
   const hashes: string[] = [];
-  for (const item of items) {
+  items.forEach((item, itemIndex) => {
     const known = head(item.streamId) as KnownHead;
     let version = known.version;
     let hash = known.hash;
     item.events.forEach((event, index) => {
       version += 1;
       hash = chainLink(hash, version, event.type, item.canon[index]);
-      eventStreams.push(item.streamId);
+      eventItems.push(itemIndex + 1);
       eventVersions.push(version);
       types.push(event.type);
       data.push(item.canon[index]);
@@ -102,20 +103,21 @@ export function appendAtKnownHeadsValues(items: readonly PendingAppend[], head: 
     prevHashes.push(known.hash);
     nextVersions.push(version);
     nextHashes.push(hash);
-  }
-  // Data and metadata go as one JSON array each: PostgreSQL parses it once into jsonb and hands out the
-  // elements, where a text[] would be escaped element by element here and unescaped, then parsed, there.
+  });
+  // The per-event columns go as numbers or as one JSON array each (data and metadata are canonical JSON
+  // already): PostgreSQL parses each once, where a text[] would be escaped element by element here (pg's
+  // arrayString) and unescaped, then parsed again, there. Each event names its item by its 1-based index.
   return [
     items.map((i) => i.streamId),
     prevVersions,
     prevHashes,
     nextVersions,
     nextHashes,
-    eventStreams,
+    eventItems,
     eventVersions,
-    types,
+    JSON.stringify(types),
     `[${data.join(',')}]`,
     `[${meta.join(',')}]`,
-    hashes,
+    JSON.stringify(hashes),
   ];
 }

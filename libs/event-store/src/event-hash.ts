@@ -9,7 +9,18 @@ export function chainHash(previousHash: string, version: number, type: string, d
   return chainLink(previousHash, version, type, canonicalJson(data));
 }
 
+/** Event types are a small closed set: each one's JSON is written once. */
+const typeJson = new Map<string, string>();
+function jsonOfType(type: string): string {
+  let json = typeJson.get(type);
+  if (json === undefined) {
+    json = canonicalJson(type);
+    if (typeJson.size < 1024) typeJson.set(type, json);
+  }
+  return json;
+}
+
 /** `chainHash` for data already in canonical JSON (the text the store sends and stores). */
 export function chainLink(previousHash: string, version: number, type: string, canonicalData: string): string {
-  return sha256Hex(`${previousHash}{"data":${canonicalData},"type":${canonicalJson(type)},"version":${version}}`);
+  return sha256Hex(`${previousHash}{"data":${canonicalData},"type":${jsonOfType(type)},"version":${version}}`);
 }
