@@ -50,7 +50,7 @@ export async function runImportBench(databaseUrl: string, sessions: number): Pro
   try {
     const layout = await writeBenchInstall(root, sessions);
     const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
-    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 200, stateCacheSize: 8, viewCacheSize: 8 });
+    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 200, cacheBytes: 16 * 1024 * 1024 });
     const deps = { store, views, writer: new SessionWriter(store, views) };
     const run = async () => {
       const started = performance.now();

@@ -71,7 +71,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
   }
   const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
   const snapshots = new SnapshotStore(pool);
-  const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, stateCacheSize: 8, viewCacheSize: 8 });
+  const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, cacheBytes: 16 * 1024 * 1024 });
   const writer = new SessionWriter(store, views);
   return {
     url,

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
 import { PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { SessionViews, snapshotDue } from './session-views.js';
+import { estimatedBytes, SessionViews, snapshotDue } from './session-views.js';
 import { SnapshotStore } from './snapshot-store.js';
 
 let database: TestDatabase;
@@ -87,5 +87,41 @@ describe('when a snapshot is due', () => {
     expect(snapshotDue(800, 1000, 200)).toBe(true);
     expect(snapshotDue(40_000, 49_999, 200)).toBe(false);
     expect(snapshotDue(40_000, 50_000, 200)).toBe(true);
+  });
+});
+
+describe('the in-process caches, bounded in bytes', () => {
+  it('keeps fold states within half the budget, dropping the least recently written; a dropped one is loaded again', async () => {
+    const store = new PostgresEventStore(pool);
+    const sizes: Record<string, number> = {};
+    // States get half the budget: room for two 101-event sessions' states (estimatedBytes(101) each), not three.
+    const budget = 2 * (2 * estimatedBytes(101) + 100);
+    const views = new SessionViews(store, new SnapshotStore(pool), {
+      snapshotEvery: 1_000_000,
+      idleSnapshotMs: 0,
+      cacheBytes: budget,
+      onCacheBytes: (cache, bytes) => (sizes[cache] = bytes),
+    });
+    const states = [];
+    for (const id of ['bound-a', 'bound-b', 'bound-c']) {
+      const events = sessionEvents(100).map((e) => (e.type === 'SessionStarted' ? { ...e, data: { ...e.data, sessionId: id } } : e));
+      await store.append(toSessionStreamId(id), events.map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });
+      const loaded = await views.load(id);
+      states.push(loaded.state);
+      expect(sizes.states).toBeLessThanOrEqual(budget / 2);
+    }
+    expect(sizes.states).toBe(2 * estimatedBytes(101));
+    // bound-a was the least recently used: no longer held, so the writer's load goes to the store.
+    expect((await views.loadLatest('bound-a')).fresh).toBe(true);
+    expect((await views.loadLatest('bound-c')).fresh).toBe(false);
+    expect(canonicalJson((await views.loadLatest('bound-a')).state)).toBe(canonicalJson(states[0]));
+  });
+
+  it('keeps nothing with a budget of 0, and still answers every load from the store', async () => {
+    const store = new PostgresEventStore(pool);
+    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1_000_000, idleSnapshotMs: 0, cacheBytes: 0 });
+    await store.append(toSessionStreamId('bound-zero'), sessionEvents(2).map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });
+    expect((await views.load('bound-zero')).version).toBe(3);
+    expect((await views.loadLatest('bound-zero')).fresh).toBe(true);
   });
 });

@@ -18,6 +18,7 @@ import {
 import type { EventStore, StoredEvent } from '#event-store';
 import { LruCache } from './lru-cache.js';
 import type { SnapshotStore } from './snapshot-store.js';
+import { ByteBoundedCache } from './answers/byte-bounded.cache.js';
 
 export interface LoadedState {
   readonly sessionId: string;
@@ -45,8 +46,14 @@ export interface SessionViewsOptions {
   readonly snapshotEvery: number;
   /** Quiet time after which a session's unsnapshotted tail is snapshotted (default 2000 ms; 0 = never). */
   readonly idleSnapshotMs?: number;
-  readonly stateCacheSize?: number;
-  readonly viewCacheSize?: number;
+  /**
+   * Bytes the in-process caches of fold states, rendered views and hashed transcripts may hold together
+   * (default 96 MiB): states get half, views and transcripts a quarter each. Weights are estimates from the
+   * stream's length (see `estimatedBytes`), so one 30,000-event session weighs as much as 150 short ones.
+   */
+  readonly cacheBytes?: number;
+  /** Told each cache's estimated size after every change (a gauge). */
+  readonly onCacheBytes?: (cache: 'states' | 'views' | 'transcripts', bytes: number) => void;
   readonly onCache?: (result: 'hit' | 'miss') => void;
   readonly onError?: (error: unknown) => void;
 }
@@ -57,6 +64,15 @@ export interface SessionViewsOptions {
  * out in proportion: the bytes written per event stay bounded, and a cold read still folds at most a quarter
  * of the stream after its snapshot.
  */
+export const DEFAULT_VIEW_CACHE_BYTES = 96 * 1024 * 1024;
+
+/**
+ * The heap a cached entry holds, estimated from what it counts (events folded, rows rendered): a fold state
+ * measured ≤ 100 bytes per event on the V8 heap (a token-by-token journal, the heaviest kind), a rendered row
+ * less. Rounded up, plus a base for the entry itself.
+ */
+export const estimatedBytes = (count: number): number => 2048 + 128 * count;
+
 export function snapshotDue(lastSnapshotVersion: number, version: number, every: number): boolean {
   return version - lastSnapshotVersion >= Math.max(every, Math.floor(lastSnapshotVersion / 4));
 }
@@ -70,17 +86,17 @@ export const toDomainEvent = (event: Pick<StoredEvent, 'type' | 'data'>): Sessio
  * replica. Folded states and rendered views are cached in process by (stream, version).
  */
 export class SessionViews {
-  private readonly states: LruCache<string, { version: number; state: SessionState }>;
+  private readonly states: ByteBoundedCache<string, { version: number; state: SessionState }>;
   /** Latest rendered view per session (superseded versions are dropped, so one busy session cannot
    * crowd out the others), plus a small cache for time-travel reads. */
-  private readonly views: LruCache<string, { version: number; view: SessionView; state: SessionState }>;
+  private readonly views: ByteBoundedCache<string, { version: number; view: SessionView; state: SessionState }>;
   private readonly pastViews: LruCache<string, SessionView>;
-  private readonly transcripts: LruCache<string, RenderedTranscript>;
+  private readonly transcripts: ByteBoundedCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
   private readonly streamingOutputs = new LruCache<string, StreamingOutput | null>(256);
   /** The last transcript hashed per (session, view). */
-  private readonly latestTranscripts: LruCache<string, RenderedTranscript>;
+  private readonly latestTranscripts: ByteBoundedCache<string, RenderedTranscript>;
   private readonly snapshotting = new Set<string>();
   private readonly lastSnapshot = new Map<string, number>();
   /** Sessions appended to since their last snapshot, oldest append first (the idle snapshot's queue). */
@@ -92,11 +108,16 @@ export class SessionViews {
     private readonly snapshots: SnapshotStore,
     private readonly options: SessionViewsOptions,
   ) {
-    this.states = new LruCache(options.stateCacheSize ?? 500);
-    this.views = new LruCache(options.viewCacheSize ?? 500);
+    const budget = options.cacheBytes ?? DEFAULT_VIEW_CACHE_BYTES;
+    const report = options.onCacheBytes;
+    this.states = new ByteBoundedCache(budget / 2, (bytes) => report?.('states', bytes));
+    this.views = new ByteBoundedCache(budget / 4, (bytes) => report?.('views', bytes));
     this.pastViews = new LruCache(50);
-    this.transcripts = new LruCache((options.viewCacheSize ?? 500) * 2);
-    this.latestTranscripts = new LruCache((options.viewCacheSize ?? 500) * 2);
+    let keyedBytes = 0;
+    let latestBytes = 0;
+    const transcriptsReport = () => report?.('transcripts', keyedBytes + latestBytes);
+    this.transcripts = new ByteBoundedCache(budget / 8, (bytes) => ((keyedBytes = bytes), transcriptsReport()));
+    this.latestTranscripts = new ByteBoundedCache(budget / 8, (bytes) => ((latestBytes = bytes), transcriptsReport()));
   }
 
   /** The fold state at the current version (or at `at`, for time travel). */
@@ -131,7 +152,7 @@ export class SessionViews {
       // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
       state = evolveAll(state, tail.map(toDomainEvent));
     }
-    if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state });
+    if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state }, estimatedBytes(target));
     return state;
   }
 
@@ -158,7 +179,7 @@ export class SessionViews {
     if (!view) {
       if (!latest || latest.version < version) {
         view = renderNext(latest, state);
-        this.views.set(sessionId, { version, view, state });
+        this.views.set(sessionId, { version, view, state }, estimatedBytes(view.display.length + view.context.length));
       } else {
         view = render(state);
         this.pastViews.set(`${sessionId}@${version}`, view);
@@ -193,8 +214,8 @@ export class SessionViews {
       transcript = known?.toolCards === view.toolCards ? known : renderTranscript(view, name, this.latestTranscripts.get(latestKey));
       this.byRows.set(rows, transcript);
       if (exists) {
-        this.transcripts.set(key, transcript);
-        this.latestTranscripts.set(latestKey, transcript);
+        this.transcripts.set(key, transcript, estimatedBytes(transcript.messages.length));
+        this.latestTranscripts.set(latestKey, transcript, estimatedBytes(transcript.messages.length));
       }
     }
     return { version, transcript, exists, view, state };
@@ -229,7 +250,7 @@ export class SessionViews {
   /** The writer hands over the state it appended, so the next read or write folds nothing. */
   remember(sessionId: string, version: number, state: SessionState): void {
     const streamId = toSessionStreamId(sessionId);
-    this.states.set(streamId, { version, state });
+    this.states.set(streamId, { version, state }, estimatedBytes(version));
     const last = this.lastSnapshot.get(streamId) ?? 0;
     if (snapshotDue(last, version, this.options.snapshotEvery)) this.snapshot(streamId, version, state);
     else if (version > last) this.markIdleCandidate(streamId, version, state);

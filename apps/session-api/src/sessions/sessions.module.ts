@@ -44,6 +44,8 @@ const logger = new Logger('Sessions');
       useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
         new SessionViews(store, new SnapshotStore(pool), {
           snapshotEvery: config.snapshotEvery,
+          cacheBytes: config.viewCacheBytes,
+          onCacheBytes: (cache, bytes) => metrics.viewCacheBytes.set({ cache }, bytes),
           onCache: (result) => metrics.viewCache.inc({ result }),
           onError: (error) => reachability.absorbs('snapshots', error) || logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),

@@ -30,6 +30,7 @@ const envSchema = z.object({
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(96 * 1024 * 1024),
   CHRONICLE_CORS_ORIGINS: z.string().optional(),
 });
 
@@ -56,6 +57,8 @@ export interface ChronicleConfig {
   readonly projectorIntervalMs: number;
   readonly liveHeartbeatMs: number;
   /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
+  /** Estimated bytes of fold states, views and transcripts kept in process (SessionViews). */
+  readonly viewCacheBytes: number;
   readonly answerCacheBytes: number;
   /** Exact origins a browser page may call from (CORS); empty = no CORS headers. */
   readonly corsOrigins: readonly string[];
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
+    viewCacheBytes: e.CHRONICLE_VIEW_CACHE_BYTES,
     corsOrigins,
   };
 }

@@ -120,6 +120,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly viewCacheBytes = new Gauge({
+    name: 'chronicle_view_cache_bytes',
+    help: 'Estimated bytes of fold states, rendered views and hashed transcripts held in memory, by cache (bounded together by CHRONICLE_VIEW_CACHE_BYTES)',
+    labelNames: ['cache'] as const,
+    registers: [this.registry],
+  });
+
   readonly answerCacheBytes = new Gauge({
     name: 'chronicle_answer_cache_bytes',
     help: 'Bytes of serialised and compressed read answers held in memory (bounded by CHRONICLE_ANSWER_CACHE_BYTES)',

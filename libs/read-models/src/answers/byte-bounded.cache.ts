@@ -38,6 +38,17 @@ export class ByteBoundedCache<K, V> {
     this.set(key, value, bytes);
   }
 
+  delete(key: K): void {
+    this.remove(key);
+    this.onSize(this.total);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+    this.onSize(0);
+  }
+
   private remove(key: K): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
