@@ -13,6 +13,7 @@ import {
 import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations, startEmbeddedDatabase } from '../libs/platform/src/index.js';
 import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
+import { runAsScript } from './run-as-script.js';
 
 /**
  * Append benchmark: `npm run bench:append`. Claim under test: an append costs the same on a 10,000-message
@@ -272,12 +273,4 @@ export async function runAppendBench(options: AppendBenchOptions = {}): Promise<
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  runAppendBench({ log: (line) => console.log(line) }).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, () => runAppendBench({ log: (line) => console.log(line) }));

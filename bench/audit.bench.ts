@@ -6,6 +6,7 @@ import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { auditAll, sessionSummaryProjection, SnapshotStore } from '../libs/read-models/src/index.js';
 import { startBenchCluster } from './bench-postgres.js';
+import { runAsScript } from './run-as-script.js';
 
 /**
  * Whole-store audit benchmark: `npm run bench:audit` (DATABASE_URL, else its own throwaway cluster). Seeds two
@@ -145,12 +146,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, () => main());

@@ -8,6 +8,7 @@ import { runMigrations, startEmbeddedDatabase } from '../libs/platform/src/index
 import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
 import { SessionWriter } from '../libs/session-commands/src/index.js';
 import { hermesLayout, type HermesLayout, type HermesStateRow, writeJournal, writeSidecar, writeStateDb } from '../test/support/hermes-webui.fixture.js';
+import { runAsScript } from './run-as-script.js';
 
 /**
  * Import benchmark: `npm run bench:import [-- SESSIONS]` (default 500). Writes SESSIONS hermes-webui sessions
@@ -91,12 +92,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runAsScript(import.meta.url, () => main());

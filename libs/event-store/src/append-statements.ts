@@ -26,8 +26,9 @@ export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
  * the item states (`prev_version`, `prev_hash`), so PostgreSQL only checks that head under the row lock
  * (taken in stream-id order, as the function does) and writes. A stream whose head moved, or whose hash is
  * not the one assumed, writes nothing and answers `conflict` with its current version. One set-based
- * statement: on this machine a third of the function's cost for a one-event append, which is mostly
- * PL/pgSQL's per-statement work. Stream ids must be distinct within one call.
+ * statement: for a one-event append on this machine 0.12–0.15 ms against the function's 0.31–0.36 ms
+ * (pgbench, synchronous_commit off), the difference being mostly PL/pgSQL's per-statement work. Stream ids
+ * must be distinct within one call.
  */
 export const APPEND_AT_KNOWN_HEADS = {
   name: 'chronicle_append_at_known_heads',
