@@ -12,7 +12,7 @@ import { runImportBench } from './import.bench.js';
 import { runAuditBench } from './audit.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
-import { runHttpLoad, type LoadResult } from './http-load.js';
+import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
@@ -360,13 +360,22 @@ function rows(adapterNote: string): ResultRow[] {
     { figure: 'Full render + hash, 10,000-msg session (reference)', unit: 'ms', runs: runsOf('view.fullRenderMs') },
     { figure: 'Live patch for one token (larger session)', unit: 'bytes', runs: runsOf('view.patchBytes'), target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 } },
     {
+      figure: 'HTTP ceiling, answers of the read\'s size (trivial server), 64 conn',
+      unit: 'req/s',
+      runs: runsOf('readCeiling64.requestsPerSecond'),
+      ...none('readCeiling64'),
+    },
+    { figure: 'HTTP ceiling, answers of the read\'s size, 64 conn, p99', unit: 'ms', runs: runsOf('readCeiling64.p99') },
+    {
       figure: 'Cached 1,000-msg transcript reads, 64 clients',
       unit: 'reads/s',
       runs: runsOf('read64.requestsPerSecond'),
+      ratio: { runs: ratioRuns('read64.requestsPerSecond', 'readCeiling64.requestsPerSecond'), of: 'HTTP ceiling, same size' },
       target: { text: '≥ 2,000 reads/s', pass: atLeast(2000) },
       ...none('read64'),
     },
     { figure: 'Cached transcript reads, 64 clients, p99', unit: 'ms', runs: runsOf('read64.p99'), target: { text: '≤ 50 ms', pass: (v) => v <= 50 } },
+    { figure: 'Cached transcript reads, service CPU', unit: 'ms/read', runs: runsOf('read64.serviceCpu') },
     {
       figure: 'If-None-Match → 304, 64 clients',
       unit: 'answers/s',
@@ -508,6 +517,10 @@ async function main(): Promise<void> {
     }
     const target = readTarget;
     if (!target) continue;
+    const ceilingRead = encodeRequest({ method: 'GET', path: `/bytes/${target.bytes}`, headers: {} }, trivialPort);
+    await step(`readCeiling64 round ${round + 1}`, () =>
+      httpPhase(round, { id: 'readCeiling64', port: trivialPort, connections: 64, eventsPerRequest: 1, clients: [], request: () => ceilingRead }),
+    );
     for (const [id, revalidate] of [['read64', false], ['notModified64', true]] as const) {
       await step(`${id} round ${round + 1}`, () =>
         httpPhase(round, {
@@ -517,6 +530,7 @@ async function main(): Promise<void> {
           eventsPerRequest: 1,
           clients: [],
           request: () => readRequest(target, service.port, revalidate),
+          cpuOf: service.service,
           ...(revalidate ? { expectStatus: (status: number) => status === 304 } : {}),
         }),
       );
