@@ -2,6 +2,8 @@ import {
   evolveAll,
   initialSessionState,
   render,
+  renderInputsOf,
+  type RenderInputs,
   renderNext,
   renderTranscript,
   type StreamingOutput,
@@ -89,7 +91,7 @@ export class SessionViews {
   private readonly states: ByteBoundedCache<string, { version: number; state: SessionState }>;
   /** Latest rendered view per session (superseded versions are dropped, so one busy session cannot
    * crowd out the others), plus a small cache for time-travel reads. */
-  private readonly views: ByteBoundedCache<string, { version: number; view: SessionView; state: SessionState }>;
+  private readonly views: ByteBoundedCache<string, { version: number; view: SessionView; inputs: RenderInputs }>;
   private readonly pastViews: LruCache<string, SessionView>;
   private readonly transcripts: ByteBoundedCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
@@ -179,7 +181,9 @@ export class SessionViews {
     if (!view) {
       if (!latest || latest.version < version) {
         view = renderNext(latest, state);
-        this.views.set(sessionId, { version, view, state }, estimatedBytes(view.display.length + view.context.length));
+        // Kept with what it was rendered from (references), not the state: a view outliving its state in the
+        // states cache would otherwise hold the state's journals unweighed.
+        this.views.set(sessionId, { version, view, inputs: renderInputsOf(state) }, estimatedBytes(view.display.length + view.context.length));
       } else {
         view = render(state);
         this.pastViews.set(`${sessionId}@${version}`, view);

@@ -10,7 +10,7 @@ export type {
 } from './session.state.js';
 export { evolve, evolveAll } from './session.evolve.js';
 export { projectSession, render, renderTranscript } from './session.render.js';
-export { renderNext, rendersSameTranscript, type RenderedState } from './render-next.js';
+export { renderInputsOf, renderNext, rendersSameTranscript, type RenderedState, type RenderInputs } from './render-next.js';
 export { streamingOutputOf, type StreamingOutput } from './streaming-output.js';
 export { transcriptDelta, type TranscriptDelta } from './transcript-delta.js';
 export { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './transcript-hash.js';
