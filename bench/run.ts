@@ -182,6 +182,7 @@ interface AdapterFigures {
   readonly rps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  readonly serverCpuMsPerRequest: number;
 }
 type AdapterBench = (options?: { seconds?: number; connections?: number }) => Promise<{ express: AdapterFigures; fastify: AdapterFigures }>;
 
@@ -394,6 +395,7 @@ function rows(adapterNote: string): ResultRow[] {
       { figure: `Nest ${adapter} adapter (http-adapters.bench)`, unit: 'req/s', runs: runsOf(`${adapter}.rps`), checks: adapterNote },
       { figure: `Nest ${adapter} adapter, p50`, unit: 'ms', runs: runsOf(`${adapter}.p50`) },
       { figure: `Nest ${adapter} adapter, p99`, unit: 'ms', runs: runsOf(`${adapter}.p99`) },
+      { figure: `Nest ${adapter} adapter, server thread CPU (no guard, hook or database)`, unit: 'ms/request', runs: runsOf(`${adapter}.cpu`) },
     ]),
   ];
 }
@@ -616,6 +618,7 @@ async function main(): Promise<void> {
           record(`${adapter}.rps`, round, result[adapter].rps);
           record(`${adapter}.p50`, round, result[adapter].p50Ms);
           record(`${adapter}.p99`, round, result[adapter].p99Ms);
+          record(`${adapter}.cpu`, round, result[adapter].serverCpuMsPerRequest);
         }
       });
     }
