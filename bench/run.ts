@@ -12,6 +12,7 @@ import { runImportBench } from './import.bench.js';
 import { runAuditBench } from './audit.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
+import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
@@ -37,6 +38,8 @@ const SECONDS = envNumber('BENCH_SECONDS', 4);
 const RUNS = Math.round(envNumber('BENCH_RUNS', 3));
 const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1000);
 const DURATION_MS = SECONDS * 1000;
+/** Concurrent writers of the write-path bench (no HTTP): one transaction per event, and group commits. */
+const WRITE_PATH_WRITERS = [1, 16, 64] as const;
 /** After a CPU-sampled window: lets deferred work (snapshots, the projector's 1 s tick) land in the sample. */
 const SETTLE_MS = 1500;
 const RESULTS_FILE = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
@@ -319,6 +322,12 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≤ 1.2', pass: (v) => v <= 1.2 },
     },
     { figure: 'Append p50, 100-msg session', unit: 'ms', runs: runsOf('append.shortP50Ms') },
+    ...WRITE_PATH_WRITERS.flatMap((writers): ResultRow[] => [
+      { figure: `Write path without HTTP, ${writers} writer${writers === 1 ? '' : 's'}`, unit: 'events/s', runs: runsOf(`writePath${writers}.eventsPerSecond`) },
+      { figure: `Write path without HTTP, ${writers}, events per commit`, unit: 'events', runs: runsOf(`writePath${writers}.eventsPerCommit`) },
+      { figure: `Write path without HTTP, ${writers}, Node CPU`, unit: 'ms/event', runs: runsOf(`writePath${writers}.nodeCpu`) },
+      { figure: `Write path without HTTP, ${writers}, PostgreSQL CPU`, unit: 'ms/event', runs: runsOf(`writePath${writers}.pgCpu`) },
+    ]),
     {
       figure: 'Fold (projectSession, 100k events)',
       unit: 'events/s',
@@ -561,6 +570,27 @@ async function main(): Promise<void> {
       record('append.p50Ratio', round, result.p50Ratio);
       record('append.shortP50Ms', round, result.shortP50Ms);
       progress(`  append: p50 ${result.shortP50Ms.toFixed(2)} ms vs ${result.longP50Ms.toFixed(2)} ms, ratio ${result.p50Ratio.toFixed(2)}`);
+    });
+  }
+  for (let round = 0; round < RUNS; round += 1) {
+    await step(`write path round ${round + 1}`, async () => {
+      const url = await cluster!.createDatabase(`bench_write_path_${round}`);
+      for (const writers of WRITE_PATH_WRITERS) {
+        const result = await runWritePathBench({
+          databaseUrl: url,
+          writers,
+          durationMs: DURATION_MS,
+          warmupMs: WARMUP_MS,
+          pgCpu: () => clusterCpuMs(cluster!.postmasterPid()),
+        });
+        record(`writePath${writers}.eventsPerSecond`, round, result.eventsPerSecond);
+        record(`writePath${writers}.eventsPerCommit`, round, result.eventsPerCommit);
+        record(`writePath${writers}.nodeCpu`, round, result.nodeCpuMsPerEvent);
+        record(`writePath${writers}.pgCpu`, round, result.pgCpuMsPerEvent);
+        progress(
+          `  write path, ${writers} writers: ${Math.round(result.eventsPerSecond)} events/s, ${result.eventsPerCommit.toFixed(1)} per commit, Node ${result.nodeCpuMsPerEvent.toFixed(3)} + PG ${result.pgCpuMsPerEvent.toFixed(3)} ms/event`,
+        );
+      }
     });
   }
   // One run: it seeds 1,200,000 events (the audit figure is itself a whole-store pass, minutes of work).
