@@ -2,11 +2,12 @@ import { attachApiContentFromState, mirrorTextOf } from '../merge/index.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { appendedKeys, factsOf } from './commit-fix.keys.js';
 import { everyRowDropped, probeAt, type MergedRows } from './commit-fix.ladder.js';
-import { EXPAND, ownsTurnAfter, sameStamp, slotStamps, stampOf, tailPartialOf, type CommitFix } from './commit-fix.point.js';
+import { EXPAND, ownsTurnAfter, sameStamp, slotStamps, stampOf, tailPartialOf, type CommitFix, type FixPoint } from './commit-fix.point.js';
+import { proofOf } from './commit-fix.proof.js';
 import { FACT_SAFE10, hasNoMeta, hasToolCalls, max, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
 import type { Transient } from './draft.js';
 import { isMultipartUser } from './prompt-mirror.js';
-import { isRunSlot, type CommittedEntry, type FixPoint, type SessionState } from './session.state.js';
+import { isRunSlot, type CommittedEntry, type SessionState } from './session.state.js';
 import { stateRowInclusion } from './state-rows.js';
 import { expandCommitted, type Expansion } from './transcript.expand.js';
 
@@ -72,7 +73,7 @@ const separated = (row: MessageRow, oldSecond: number | null): boolean => {
  * cost, plus one read of each state row. Without it nothing passed in is written.
  */
 export function fastFix(state: SessionState, transient: Transient | null = null): CommitFix | null {
-  const fix = state.lastFix;
+  const fix = proofOf(state);
   const { committed } = state;
   if (fix === null || fix.committedLength > committed.length) return null;
   if (!fix.slots.every((stamp) => sameStamp(stamp, stampOf(state, stamp[0])))) return null;

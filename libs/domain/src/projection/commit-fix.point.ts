@@ -4,10 +4,47 @@ import { filedKeys, factsOf } from './commit-fix.keys.js';
 import { apiOf, FACT_SAFE10, hasNoMeta, hasToolCalls, isUserOrAssistant, max, rowIdOf, stableIdOf, takesPartInPrepass, timeOf } from './commit-fix.rows.js';
 import { journalSize } from './journal-chunks.js';
 import { isMultipartUser } from './prompt-mirror.js';
-import { isRunSlot, storedRunOf, type CommittedEntry, type FixPoint, type SessionState, type SlotStamp } from './session.state.js';
+import { isRunSlot, storedRunOf, type CommittedEntry, type SessionState } from './session.state.js';
 import { expandCommitted } from './transcript.expand.js';
 
 /** What a fix point records of a fixed S (commit.policy.ts): slot stamps, tail flags, and `fixPointAfter`. */
+
+/**
+ * What a run slot of S derived from at a commit fix: `[runId, journal size, abandoned, superseded]`
+ * (size -1: no interruption record). A slot whose stamp still matches derives the same rows.
+ */
+export type SlotStamp = readonly [runId: string, journalSize: number, abandoned: boolean, superseded: boolean];
+
+/**
+ * What the last commit fix left, so the next one can prove its merge adds no row and only attaches provider bytes
+ * to the rows S gained since (commit.policy.ts). Kept beside the state, never in it (commit-fix.proof.ts).
+ */
+export interface FixPoint {
+  /** Length of S right after the fix. */
+  readonly committedLength: number;
+  /** Rows of the expansion of that S: the sidecar list the merge saw (run slots derived). */
+  readonly expandedLength: number;
+  /** `observations` at the fix: state rows observed later are new to the next fix. */
+  readonly observation: number;
+  /** The run slots of that S. */
+  readonly slots: readonly SlotStamp[];
+  /** Max finite timestamp over that expansion and the state rows merged with it (null: none). */
+  readonly maxTs: number | null;
+  /** Max finite timestamp of the expansion alone: the time range of the sidecar (§2.3 "in range"). */
+  readonly sidecarMaxTs: number | null;
+  /** Max valid rowId an expansion row carries (-1: none). */
+  readonly maxRowId: number;
+  /** Reference §2.3 C.2 (R14) holds for the expansion: the merge ignores the agent store. */
+  readonly ownsTurn: boolean;
+  /** From the end of the expansion back to its last user row, an assistant row is `partial`. */
+  readonly tailPartial: boolean;
+  /**
+   * The state rows the fix merged, in rowId order, stride 4: `rowId, facts, visible-key hash, holder position`
+   * (facts: FACT_* bits of what the expansion holds for the row; holder position: the last expansion row
+   * known to hold its visible key, -1 if none known).
+   */
+  readonly rows: readonly number[];
+}
 
 export interface CommitFix {
   readonly committed: readonly CommittedEntry[];

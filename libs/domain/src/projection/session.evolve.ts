@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../events/session.events.js';
+import { carryProof } from './commit-fix.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft, Transient } from './draft.js';
 import { insertJournalEvent } from './journal-chunks.js';
 import { storedRunOf, type SessionState } from './session.state.js';
@@ -14,7 +15,7 @@ import {
 export interface FoldOptions {
   /**
    * The reference path, for tests: every commit fix runs the full merge instead of skipping it when
-   * `fixWouldChangeNothing` proves it a no-op (commit.policy.ts). Both paths give the same state.
+   * `fastFix` proves its result (commit.policy.ts). Both paths give the same state.
    */
   readonly alwaysMerge?: boolean;
 }
@@ -23,6 +24,7 @@ export interface FoldOptions {
 export function evolveAll(state: SessionState, events: Iterable<SessionEvent>, options: FoldOptions = {}): SessionState {
   const transient = new Transient(options.alwaysMerge ?? false);
   const draft = transient.own(state);
+  carryProof(state, draft);
   for (const event of events) applyEvent(transient, draft, event);
   return draft;
 }

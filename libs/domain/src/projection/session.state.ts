@@ -5,7 +5,7 @@ import { emptyRunTable, findRun, type RunTable } from './run-table.js';
 /**
  * The fold state of one session. It holds the raw inputs, not the merged transcript: `render` merges, so a
  * token event costs a push. It is plain JSON (a snapshot is `JSON.stringify(state)`), and it is never
- * mutated once returned by `evolve`.
+ * mutated once returned by `evolve`. What the commit fast path proves with is not part of it (commit-fix.proof.ts).
  */
 export interface PendingTurnView {
   readonly runId: string;
@@ -57,43 +57,6 @@ export interface StoredRun extends Omit<RunRecord, 'journal'> {
   readonly journal: JournalChunks;
 }
 
-/**
- * What a run slot of S derived from at a commit fix: `[runId, journal size, abandoned, superseded]`
- * (size -1: no interruption record). A slot whose stamp still matches derives the same rows.
- */
-export type SlotStamp = readonly [runId: string, journalSize: number, abandoned: boolean, superseded: boolean];
-
-/**
- * What the last commit fix left, so the next one can prove its merge adds no row and only attaches provider bytes
- * to the rows S gained since (commit.policy.ts). Plain JSON like the rest of the state.
- */
-export interface FixPoint {
-  /** Length of S right after the fix. */
-  readonly committedLength: number;
-  /** Rows of the expansion of that S: the sidecar list the merge saw (run slots derived). */
-  readonly expandedLength: number;
-  /** `observations` at the fix: state rows observed later are new to the next fix. */
-  readonly observation: number;
-  /** The run slots of that S. */
-  readonly slots: readonly SlotStamp[];
-  /** Max finite timestamp over that expansion and the state rows merged with it (null: none). */
-  readonly maxTs: number | null;
-  /** Max finite timestamp of the expansion alone: the time range of the sidecar (§2.3 "in range"). */
-  readonly sidecarMaxTs: number | null;
-  /** Max valid rowId an expansion row carries (-1: none). */
-  readonly maxRowId: number;
-  /** Reference §2.3 C.2 (R14) holds for the expansion: the merge ignores the agent store. */
-  readonly ownsTurn: boolean;
-  /** From the end of the expansion back to its last user row, an assistant row is `partial`. */
-  readonly tailPartial: boolean;
-  /**
-   * The state rows the fix merged, in rowId order, stride 4: `rowId, facts, visible-key hash, holder position`
-   * (facts: FACT_* bits of what the expansion holds for the row; holder position: the last expansion row
-   * known to hold its visible key, -1 if none known).
-   */
-  readonly rows: readonly number[];
-}
-
 export interface SessionState {
   readonly sessionId: string | null;
   readonly title: string | null;
@@ -111,8 +74,6 @@ export interface SessionState {
   readonly stateRowSeen: readonly number[];
   /** Count of StateRowsObserved events folded. */
   readonly observations: number;
-  /** What the last commit fix recorded for the next one (commit.policy.ts); null: the next one merges in full. */
-  readonly lastFix: FixPoint | null;
   readonly watermark: number | null;
   readonly boundary: number | null;
   readonly pending: PendingTurnView | null;
@@ -154,7 +115,6 @@ export function initialSessionState(): SessionState {
     stateRows: [],
     stateRowSeen: [],
     observations: 0,
-    lastFix: null,
     watermark: null,
     boundary: null,
     pending: null,

@@ -6,6 +6,7 @@ import type {
 } from '../events/session.events.js';
 import type { MessageRow } from '../messages/message-row.js';
 import { canSupersede, commitFix } from './commit.policy.js';
+import { recordProof } from './commit-fix.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft, type Transient } from './draft.js';
 import { isMultipartUser, unmirror, type TurnPrompt } from './prompt-mirror.js';
 import { isRunSlot, storedRunOf, type CommittedEntry, type PendingTurnView } from './session.state.js';
@@ -24,7 +25,7 @@ import { collapseMerged, mergeWithSources } from './transcript.merge.js';
 function commitDisplay(transient: Transient, draft: Draft, landing: TurnPrompt | null = null): readonly MessageRow[] {
   const { committed, adopted, fix } = commitFix(draft, transient, landing);
   if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
-  draft.lastFix = fix;
+  recordProof(draft, fix);
   return adopted;
 }
 
@@ -36,7 +37,7 @@ export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSett
     // Only the finished worker of the marker's own turn may replace it (the decider refuses the rest).
     if (!canSupersede(draft, data.runId) || run.interruption === null) return;
     draft.committed = transient.adopt(draft.committed.filter((entry) => !(isRunSlot(entry) && entry.slot === data.runId)));
-    draft.lastFix = null;
+    recordProof(draft, null);
     ownRun(transient, draft, data.runId).interruption = { ...run.interruption, superseded: true };
   }
   commitDisplay(transient, draft);
@@ -144,7 +145,7 @@ export function onTranscriptTruncated(transient: Transient, draft: Draft, data: 
   draft.committed = transient.adopt(collapseMerged(draft.committed, expansion, merged, keep).committed);
   // The cut and the new W and B change what the next merge keeps (a row cut off may come back past the
   // watermark): nothing recorded before holds, so the next commit runs the full merge.
-  draft.lastFix = null;
+  recordProof(draft, null);
   const cut = data.reason === 'clear' ? 0 : lastTimestamp(merged.rows, keep);
   draft.watermark = cut;
   draft.boundary = cut;
