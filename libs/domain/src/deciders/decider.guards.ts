@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { fieldErrorsOf } from '../events/parse-session-event.js';
-import { deriveJournalOutcome, summarizeJournal } from '../journal/index.js';
+import { deriveJournalOutcome } from '../journal/marker-status.policy.js';
+import { summarizeJournal } from '../journal/journal-summary.projection.js';
 import type { RunRecord, SessionState } from '../projection/session.state.js';
 import { effectiveStateRows } from '../projection/state-rows.js';
 import { expandCommitted } from '../projection/transcript.expand.js';

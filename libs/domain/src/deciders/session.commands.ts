@@ -1,18 +1,6 @@
 import { z } from 'zod';
-import {
-  idSchema,
-  journalEventSchema,
-  journalRecoveryAbandonedDataSchema,
-  messagesRecordedDataSchema,
-  sessionCompressedDataSchema,
-  sessionStartedDataSchema,
-  stateRowsObservedDataSchema,
-  transcriptTruncatedDataSchema,
-  turnInterruptedDataSchema,
-  turnRecoveredFromAgentStoreDataSchema,
-  turnSettledDataSchema,
-  userMessageSubmittedDataSchema,
-} from '../events/index.js';
+import { idSchema, journalEventSchema } from '../events/row.schemas.js';
+import { journalRecoveryAbandonedDataSchema, messagesRecordedDataSchema, sessionCompressedDataSchema, sessionStartedDataSchema, stateRowsObservedDataSchema, transcriptTruncatedDataSchema, turnInterruptedDataSchema, turnRecoveredFromAgentStoreDataSchema, turnSettledDataSchema, userMessageSubmittedDataSchema } from '../events/session-event.schemas.js';
 import type { SessionEvent } from '../events/session.events.js';
 
 /** `POST /v1/sessions/{id}/runs/{runId}/journal`: 1..1000 events, one `JournalEventRecorded` per new seq. */

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { appendToContext, mirrorToContext, projectRowForContext, seedContext } from './index.js';
+import { appendToContext, mirrorToContext, projectRowForContext, seedContext } from './context-rows.projection.js';
 
 const user: MessageRow = { role: 'user', content: 'Summarise', timestamp: 200.4, recovered: true, attachments: ['a.png'] };
 const assistant = (content: string): MessageRow => ({ role: 'assistant', content });

@@ -1,12 +1,9 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
-import {
-  buildMarkerRow,
-  deriveMarkerStatus,
-  materialiseJournal,
-  placeRecoveredRows,
-  summarizeJournal,
-  type MaterialiseJournalInput,
-} from './index.js';
+import { buildMarkerRow, deriveMarkerStatus } from './marker-status.policy.js';
+import { materialiseJournal } from './journal-output.materialiser.js';
+import { placeRecoveredRows } from './recovered-rows.placement.js';
+import { summarizeJournal } from './journal-summary.projection.js';
+import { type MaterialiseJournalInput } from './journal.types.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 
 /** Port of the reference's test_lost_response_recovered_on_second_read (#2423, #2615). */

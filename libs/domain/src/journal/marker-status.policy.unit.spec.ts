@@ -1,11 +1,7 @@
 import type { JournalEvent } from '../messages/message-row.js';
-import {
-  INTERRUPTED_MARKER_LEAD,
-  buildMarkerRow,
-  deriveJournalOutcome,
-  deriveMarkerStatus,
-  summarizeJournal,
-} from './index.js';
+import { INTERRUPTED_MARKER_LEAD } from './marker-wording.constants.js';
+import { buildMarkerRow, deriveJournalOutcome, deriveMarkerStatus } from './marker-status.policy.js';
+import { summarizeJournal } from './journal-summary.projection.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 
 const ev = journalEvents(100);

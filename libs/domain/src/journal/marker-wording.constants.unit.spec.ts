@@ -1,12 +1,5 @@
 import type { InterruptionCause } from '../messages/message-row.js';
-import {
-  INTERRUPTED_NEUTRAL_WORDING,
-  INTERRUPTED_NO_OUTPUT_WORDING,
-  INTERRUPTED_PENDING_RETRY_WORDING,
-  INTERRUPTED_RECOVERED_WORDING,
-  composeMarkerContent,
-  type ShownMarkerStatus,
-} from './index.js';
+import { INTERRUPTED_NEUTRAL_WORDING, INTERRUPTED_NO_OUTPUT_WORDING, INTERRUPTED_PENDING_RETRY_WORDING, INTERRUPTED_RECOVERED_WORDING, composeMarkerContent, type ShownMarkerStatus } from './marker-wording.constants.js';
 
 const LEAD = '**Response interrupted.**\n\nThe live response stream stopped before this turn finished.';
 const CAUSES: readonly InterruptionCause[] = [

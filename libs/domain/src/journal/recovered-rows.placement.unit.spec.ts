@@ -1,10 +1,6 @@
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
-import {
-  INTERRUPTED_NEUTRAL_WORDING,
-  INTERRUPTED_PENDING_RETRY_WORDING,
-  canSupersedeMarker,
-  placeRecoveredRows,
-} from './index.js';
+import { INTERRUPTED_NEUTRAL_WORDING, INTERRUPTED_PENDING_RETRY_WORDING } from './marker-wording.constants.js';
+import { canSupersedeMarker, placeRecoveredRows } from './recovered-rows.placement.js';
 
 const prompt: MessageRow = { role: 'user', content: 'Scan the PRs', timestamp: 10 };
 const marker: MessageRow = {

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { attachApiContentFromState } from './index.js';
+import { attachApiContentFromState } from './api-content.prepass.js';
 import { assistant, inWorkspace, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.2: provider bytes of agent rows are attached to their sidecar rows, tier by tier. */

@@ -1,4 +1,4 @@
-import { insertChronologically } from './index.js';
+import { insertChronologically } from './chronological.insert.js';
 import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.4: the slot of a rescued row, its two guards and the pre-sidecar refusal. */

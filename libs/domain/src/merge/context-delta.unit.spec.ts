@@ -1,4 +1,4 @@
-import { stateDeltaAfterContext } from './index.js';
+import { stateDeltaAfterContext } from './context-delta.align.js';
 import { assistant, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.6 `state_db_delta_after_context`: which agent rows come after the model context. */

@@ -1,4 +1,4 @@
-import { isCompactionMarker, reconcileContext } from './index.js';
+import { isCompactionMarker, reconcileContext } from './context.reconcile.js';
 import { assistant, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Reference §2.6, the prefer_context path: the model context plus the agent rows after it. */

@@ -1,4 +1,4 @@
-import { mergeSessionMessages } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
 import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when an agent row duplicates a row the output already holds', () => {

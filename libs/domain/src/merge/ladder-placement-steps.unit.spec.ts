@@ -1,4 +1,4 @@
-import { mergeSessionMessages } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
 import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when an agent row falls inside the sidecar time range and the sidecar lacks it (step 10)', () => {

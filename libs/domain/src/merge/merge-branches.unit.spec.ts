@@ -1,4 +1,4 @@
-import { mergeSessionMessages } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
 import { assistant, transcript, user } from '../testing/merge-rows.fixture.js';
 
 describe('when the agent store has no rows (branch A)', () => {

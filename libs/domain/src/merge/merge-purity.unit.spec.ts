@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { mergeSessionMessages, reconcileContext } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
+import { reconcileContext } from './context.reconcile.js';
 import { assistant, call, deepFreeze, inWorkspace, tool, user } from '../testing/merge-rows.fixture.js';
 
 /**

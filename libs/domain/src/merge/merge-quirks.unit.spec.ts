@@ -1,4 +1,4 @@
-import { mergeSessionMessages } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
 import { assistant, call, inWorkspace, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { mergeSessionMessages, mirrorTextOf } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
+import { mirrorTextOf } from './native-image.mirror.js';
 import { assistant, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R13–R18 of reference §2.5. */

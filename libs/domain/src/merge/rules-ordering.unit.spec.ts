@@ -1,4 +1,4 @@
-import { mergeSessionMessages } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
 import { assistant, call, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R7–R12 of reference §2.5. */

@@ -1,4 +1,5 @@
-import { mergeSessionMessages, visibleKey } from './index.js';
+import { mergeSessionMessages } from './session-messages.merge.js';
+import { visibleKey } from './comparison-keys.builder.js';
 import { assistant, call, inWorkspace, tool, transcript, user } from '../testing/merge-rows.fixture.js';
 
 /** Named rules R1–R6 of reference §2.5. */

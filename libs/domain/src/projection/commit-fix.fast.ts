@@ -1,4 +1,5 @@
-import { attachApiContentFromState, mirrorTextOf } from '../merge/index.js';
+import { attachApiContentFromState } from '../merge/api-content.prepass.js';
+import { mirrorTextOf } from '../merge/native-image.mirror.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { appendedKeys, factsOf } from './commit-fix.keys.js';
 import { everyRowDropped, probeAt, type MergedRows } from './commit-fix.ladder.js';

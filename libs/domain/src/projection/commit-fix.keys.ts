@@ -1,4 +1,4 @@
-import { contentKey, dedupKey, k1Of, k2Of, k3Of, k4Of, keyRow, keyString, mergeKey, sameKey, visibleKey, type KeyedRow } from '../merge/index.js';
+import { contentKey, dedupKey, k1Of, k2Of, k3Of, k4Of, keyRow, keyString, mergeKey, sameKey, visibleKey, type KeyedRow } from '../merge/comparison-keys.builder.js';
 import type { MessageRow } from '../messages/message-row.js';
 import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, keyHash32, stableIdOf, timeOf } from './commit-fix.rows.js';
 

@@ -1,4 +1,5 @@
-import { keyRow, looseText, visibleTextOf, type KeyedRow } from '../merge/index.js';
+import { keyRow, visibleTextOf, type KeyedRow } from '../merge/comparison-keys.builder.js';
+import { looseText } from '../merge/text.normalizer.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { factsOf, type SidecarKeys } from './commit-fix.keys.js';
 import { apiOf, FACT_K1, FACT_K2, FACT_K3, FACT_K4, FACT_SAFE10, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';

@@ -1,4 +1,7 @@
-import { attachApiContentFromState, keyRow, mirrorTextOf, sidecarOwnsInterruptedTurn } from '../merge/index.js';
+import { attachApiContentFromState } from '../merge/api-content.prepass.js';
+import { keyRow } from '../merge/comparison-keys.builder.js';
+import { mirrorTextOf } from '../merge/native-image.mirror.js';
+import { sidecarOwnsInterruptedTurn } from '../merge/session-messages.merge.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { filedKeys, factsOf } from './commit-fix.keys.js';
 import { apiOf, FACT_SAFE10, hasNoMeta, hasToolCalls, isUserOrAssistant, max, rowIdOf, stableIdOf, takesPartInPrepass, timeOf } from './commit-fix.rows.js';

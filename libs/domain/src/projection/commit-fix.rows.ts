@@ -1,4 +1,5 @@
-import { backfillMeta, mirrorTextOf } from '../merge/index.js';
+import { backfillMeta } from '../merge/display-meta.backfill.js';
+import { mirrorTextOf } from '../merge/native-image.mirror.js';
 import type { MessageRow } from '../messages/message-row.js';
 
 /** Row facts and helpers the commit fix proof (commit.policy.ts) reasons with. */

@@ -1,4 +1,4 @@
-import { canSupersedeMarker } from '../journal/index.js';
+import { canSupersedeMarker } from '../journal/recovered-rows.placement.js';
 import type { Transient } from './draft.js';
 import { EXPAND, fixPointAfter, type CommitFix } from './commit-fix.point.js';
 import { fastFix } from './commit-fix.fast.js';

@@ -1,4 +1,4 @@
-import { INTERRUPTED_MARKER_LEAD } from '../journal/index.js';
+import { INTERRUPTED_MARKER_LEAD } from '../journal/marker-wording.constants.js';
 import type { SessionEvent } from '../events/session.events.js';
 import { projectSession } from './session.render.js';
 import {

@@ -1,5 +1,5 @@
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { stripWorkspacePrefix } from '../merge/index.js';
+import { stripWorkspacePrefix } from '../merge/text.normalizer.js';
 import { ws } from './row-text.js';
 
 /**

@@ -1,15 +1,11 @@
-import {
-  buildMarkerRow,
-  buildRecoveredPendingRow,
-  deriveJournalOutcome,
-  isCheckpointMatch,
-  materialiseJournal,
-  mirrorToContext,
-  recoverGatewayTerminalError,
-  summarizeJournal,
-  type PendingTurn,
-  type ShownMarkerStatus,
-} from '../journal/index.js';
+import { buildMarkerRow, deriveJournalOutcome } from '../journal/marker-status.policy.js';
+import { buildRecoveredPendingRow, isCheckpointMatch } from '../journal/recovered-pending-row.factory.js';
+import { materialiseJournal } from '../journal/journal-output.materialiser.js';
+import { mirrorToContext } from '../journal/context-rows.projection.js';
+import { recoverGatewayTerminalError } from '../journal/gateway-error.recovery.js';
+import { summarizeJournal } from '../journal/journal-summary.projection.js';
+import { type PendingTurn } from '../journal/journal.types.js';
+import { type ShownMarkerStatus } from '../journal/marker-wording.constants.js';
 import type { InterruptionCause, MessageRow, ToolCard } from '../messages/message-row.js';
 import type { InterruptionRecord, RunRecord } from './session.state.js';
 import { rowText, ws } from './row-text.js';

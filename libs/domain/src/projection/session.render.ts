@@ -1,6 +1,8 @@
 import type { SessionEvent } from '../events/session.events.js';
-import { composeMarkerContent, deriveShownMarkerStatus, summarizeJournal } from '../journal/index.js';
-import { reconcileContext } from '../merge/index.js';
+import { composeMarkerContent } from '../journal/marker-wording.constants.js';
+import { deriveShownMarkerStatus } from '../journal/marker-status.policy.js';
+import { summarizeJournal } from '../journal/journal-summary.projection.js';
+import { reconcileContext } from '../merge/context.reconcile.js';
 import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import { withMirroredContent } from './prompt-mirror.js';
 import type { DerivedMarker } from './run-segment.js';

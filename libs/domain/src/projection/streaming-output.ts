@@ -1,4 +1,4 @@
-import { materialiseJournal } from '../journal/index.js';
+import { materialiseJournal } from '../journal/journal-output.materialiser.js';
 import type { ToolCard } from '../messages/message-row.js';
 import { runOf, type SessionState } from './session.state.js';
 

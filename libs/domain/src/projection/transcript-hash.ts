@@ -1,4 +1,5 @@
-import { canonicalJson, sha256Hex } from '../canonical/index.js';
+import { canonicalJson } from '../canonical/canonical-json.js';
+import { sha256Hex } from '../canonical/hash.js';
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
 
 /** The chain's starting link: names the definition, so a change to it changes every hash. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../canonical/index.js';
+import { canonicalJson } from '../canonical/canonical-json.js';
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
 import { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './transcript-hash.js';
 

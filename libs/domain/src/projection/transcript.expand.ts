@@ -1,4 +1,4 @@
-import { projectRowForContext } from '../journal/index.js';
+import { projectRowForContext } from '../journal/context-rows.projection.js';
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
 import type { TurnPrompt } from './prompt-mirror.js';
 import { deriveRunSegment, type DerivedMarker } from './run-segment.js';

@@ -1,5 +1,5 @@
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { mergeSessionMessages } from '../merge/index.js';
+import { mergeSessionMessages } from '../merge/session-messages.merge.js';
 import { unmirror, type MirrorPair, type TurnPrompt } from './prompt-mirror.js';
 import { isSameRow } from './row-text.js';
 import { PENDING_ORIGIN, type Expansion } from './transcript.expand.js';
