@@ -1,6 +1,6 @@
 /** The one public surface of libs/domain; folders are concepts (README.md). */
 export * from './messages/message-row.js';
-export * from './session-stream.js';
+export * from './events/session-stream.js';
 
 // canonical
 export * from './canonical/canonical-json.js';
@@ -15,7 +15,7 @@ export * from './events/parse-session-event.js';
 export * from './events/free-json.schema.js';
 
 // projection
-export { initialSessionState, isRunSlot, runOf } from './projection/session.state.js';
+export { initialSessionState, isRunSlot, runOf } from './session-state/session.state.js';
 export type {
   CommittedEntry,
   InterruptionRecord,
@@ -24,15 +24,15 @@ export type {
   RunRecord,
   RunSlot,
   SessionState,
-} from './projection/session.state.js';
-export { evolve, evolveAll } from './projection/session.evolve.js';
-export { projectSession, render, renderTranscript } from './projection/session.render.js';
-export { renderNext, rendersSameTranscript, type RenderedState } from './projection/render-next.js';
-export { streamingOutputOf, type StreamingOutput } from './projection/streaming-output.js';
-export { transcriptDelta, type TranscriptDelta } from './projection/transcript-delta.js';
-export { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './projection/transcript-hash.js';
-export { canSupersede } from './projection/commit.policy.js';
-export { findStateRow } from './projection/state-rows.js';
+} from './session-state/session.state.js';
+export { evolve, evolveAll } from './session/session.evolve.js';
+export { projectSession, render, renderTranscript } from './session/session.render.js';
+export { renderNext, rendersSameTranscript, type RenderedState } from './session/render-next.js';
+export { streamingOutputOf, type StreamingOutput } from './session/streaming-output.js';
+export { transcriptDelta, type TranscriptDelta } from './session/transcript-delta.js';
+export { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './session/transcript-hash.js';
+export { canSupersede } from './session/commit.policy.js';
+export { findStateRow } from './session-state/state-rows.js';
 export type {
   MarkerCounts,
   RenderedTranscript,
@@ -40,12 +40,12 @@ export type {
   SessionSummaryView,
   SessionView,
   TranscriptViewName,
-} from './projection/session.view.js';
+} from './session/session.view.js';
 
 // deciders
 export * from './errors/domain.error.js';
-export * from './deciders/session.commands.js';
-export { decide } from './deciders/session.decider.js';
+export * from './session/session.commands.js';
+export { decide } from './session/session.decider.js';
 
 // journal
 export type {
@@ -76,7 +76,7 @@ export {
   causeDetail,
   composeMarkerContent,
   type ShownMarkerStatus,
-} from './journal/marker-wording.constants.js';
+} from './markers/marker-wording.constants.js';
 export {
   buildMarkerRow,
   deriveMarkerStatus,
@@ -85,7 +85,7 @@ export {
   type JournalOutcome,
   type MarkerRowInput,
   type MarkerStatusInput,
-} from './journal/marker-status.policy.js';
+} from './markers/marker-status.policy.js';
 export { materialiseJournal } from './journal/journal-output.materialiser.js';
 export { SUBSTRING_DEDUPE_MIN_LENGTH } from './journal/journal-flush.materialiser.js';
 export { TOOL_ARG_KEY_LIMIT, TOOL_ARG_VALUE_LIMIT, summariseToolArgs } from './journal/tool-card.factory.js';
@@ -101,30 +101,30 @@ export {
   mirrorToContext,
   projectRowForContext,
   seedContext,
-} from './journal/context-rows.projection.js';
+} from './context/context-rows.projection.js';
 export {
   buildRecoveredPendingRow,
   findTurnStart,
   isCheckpointMatch,
   isSameCheckpoint,
 } from './journal/recovered-pending-row.factory.js';
-export { canSupersedeMarker, isInterruptedMarker, placeRecoveredRows, type PlacedRows } from './journal/recovered-rows.placement.js';
+export { canSupersedeMarker, isInterruptedMarker, placeRecoveredRows, type PlacedRows } from './markers/recovered-rows.placement.js';
 
 // merge
 /**
  * Transcript reconciliation of the agent store (state.db) into the sidecar display, reproducing the
  * reference merge of hermes-transcript-rules §2 as pure functions over immutable rows.
  */
-export { mergeSessionMessages, MERGE_LADDER, sidecarOwnsInterruptedTurn } from './merge/session-messages.merge.js';
-export type { MergeOptions } from './merge/merge.context.js';
-export { reconcileContext, isCompactionMarker } from './merge/context.reconcile.js';
-export type { CompressionAnchor, ReconcileContextOptions } from './merge/context.reconcile.js';
-export { stateDeltaAfterContext } from './merge/context-delta.align.js';
-export { insertChronologically } from './merge/chronological.insert.js';
-export { attachApiContentFromState } from './merge/api-content.prepass.js';
-export { stripWorkspacePrefix, ws, looseText, FUZZY_MAX_KEYS, FUZZY_MAX_CHARS } from './merge/text.normalizer.js';
-export { mergeKey, dedupKey, contentKey, visibleKey, visibleTextOf } from './merge/comparison-keys.builder.js';
-export { keyRow, k1Of, k2Of, k3Of, k4Of, keyString, sameKey } from './merge/comparison-keys.builder.js';
-export type { KeyedRow, Side } from './merge/comparison-keys.builder.js';
-export { backfillMeta } from './merge/display-meta.backfill.js';
-export { mirrorTextOf } from './merge/native-image.mirror.js';
+export { mergeSessionMessages, MERGE_LADDER, sidecarOwnsInterruptedTurn } from './transcript-merge/session-messages.merge.js';
+export type { MergeOptions } from './transcript-merge/merge.context.js';
+export { reconcileContext, isCompactionMarker } from './context/context.reconcile.js';
+export type { CompressionAnchor, ReconcileContextOptions } from './context/context.reconcile.js';
+export { stateDeltaAfterContext } from './context/context-delta.align.js';
+export { insertChronologically } from './transcript-merge/chronological.insert.js';
+export { attachApiContentFromState } from './transcript-merge/api-content.prepass.js';
+export { stripWorkspacePrefix, ws, looseText, FUZZY_MAX_KEYS, FUZZY_MAX_CHARS } from './transcript-merge/text.normalizer.js';
+export { mergeKey, dedupKey, contentKey, visibleKey, visibleTextOf } from './transcript-merge/comparison-keys.builder.js';
+export { keyRow, k1Of, k2Of, k3Of, k4Of, keyString, sameKey } from './transcript-merge/comparison-keys.builder.js';
+export type { KeyedRow, Side } from './transcript-merge/comparison-keys.builder.js';
+export { backfillMeta } from './transcript-merge/display-meta.backfill.js';
+export { mirrorTextOf } from './transcript-merge/native-image.mirror.js';

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { mirrorToContext } from './context-rows.projection.js';
+import { mirrorToContext } from '../context/context-rows.projection.js';
 import { rowText, wholeSeconds, ws } from './journal-text.helpers.js';
 import type { MaterialiseJournalInput, PendingTurn } from './journal.types.js';
 import { isCheckpointMatch } from './recovered-pending-row.factory.js';
