@@ -2,7 +2,7 @@ import type { MessageRow } from '../messages/message-row.js';
 import { attachApiContentFromState } from '../transcript-merge/api-content.prepass.js';
 import { k3Of, keyRow, type Side } from '../transcript-merge/comparison-keys.builder.js';
 import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from '../transcript-merge/key.index.js';
-import { withTextMemo } from '../transcript-merge/text.normalizer.js';
+import { withTextMemo } from '../text/whitespace.js';
 
 /**
  * `state_db_delta_after_context` (reference §2.6): the agent-store rows that come after what the

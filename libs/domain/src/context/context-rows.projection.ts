@@ -1,7 +1,8 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { hasToolCalls } from '../messages/message-row.js';
-import { hasVisibleContent, isReasoningOnlyContent, rowText, ws } from '../journal/journal-text.helpers.js';
-import { isSameCheckpoint } from '../journal/recovered-pending-row.factory.js';
+import { hasVisibleContent, isReasoningOnlyContent, rowText } from '../messages/message-text.js';
+import { ws } from '../text/whitespace.js';
+import { isSameCheckpoint } from '../messages/user-checkpoint.js';
 
 /** How many same-role context rows an appended assistant row is compared with (§1.2, #2353). */
 export const CONTEXT_DEDUPE_LOOKBACK = 8;

@@ -1,9 +1,10 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { stateDeltaAfterContext } from './context-delta.align.js';
 import type { MergeOptions } from '../transcript-merge/merge.context.js';
-import { plainTextOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
+import { timestampOf } from '../transcript-merge/row-fields.normalizer.js';
+import { rowText } from '../messages/message-text.js';
 import { mergeSessionMessages } from '../transcript-merge/session-messages.merge.js';
-import { withTextMemo, ws } from '../transcript-merge/text.normalizer.js';
+import { withTextMemo, ws } from '../text/whitespace.js';
 
 /** The visible row that preceded a compaction (`compression_anchor_message_key`). */
 export interface CompressionAnchor {
@@ -22,7 +23,7 @@ const ANCHOR_TIME_TOLERANCE = 1e-6;
 
 /** A compaction card: its text, lower-cased and left-trimmed, starts with "[context compaction" or "context compaction". */
 export function isCompactionMarker(row: MessageRow): boolean {
-  const text = plainTextOf(row).toLowerCase().trimStart();
+  const text = rowText(row).toLowerCase().trimStart();
   return text.startsWith('[context compaction') || text.startsWith('context compaction');
 }
 
@@ -64,7 +65,7 @@ function lastAnchorMatch(state: readonly MessageRow[], anchor: CompressionAnchor
     const ts = timestampOf(row);
     if (row.role !== anchor.role || (row.attachments?.length ?? 0) !== anchor.attachmentCount) continue;
     if (ts === null || Math.abs(ts - anchor.timestamp) > ANCHOR_TIME_TOLERANCE) continue;
-    if (anchorText.length > 0 && ws(plainTextOf(row)).slice(0, ANCHOR_TEXT_CHARS) !== anchorText) continue;
+    if (anchorText.length > 0 && ws(rowText(row)).slice(0, ANCHOR_TEXT_CHARS) !== anchorText) continue;
     return i;
   }
   return -1;

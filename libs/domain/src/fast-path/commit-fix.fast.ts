@@ -5,14 +5,16 @@ import { appendedKeys, factsOf } from './commit-fix.keys.js';
 import { everyRowDropped, probeAt, type MergedRows } from './commit-fix.ladder.js';
 import { EXPAND, ownsTurnAfter, sameStamp, slotStamps, stampOf, tailPartialOf, type CommitFix, type FixPoint } from './commit-fix.point.js';
 import { proofOf } from './commit-fix.proof.js';
-import { FACT_SAFE10, hasNoMeta, hasToolCalls, max, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
-import type { Transient } from '../session-state/draft.js';
+import { FACT_SAFE10, hasNoMeta, max, STRIDE } from './commit-fix.rows.js';
+import { hasToolCalls } from '../messages/message-row.js';
+import { stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
+import type { Transient } from '../session-state/transient.js';
 import { isMultipartUser } from '../session-state/prompt-mirror.js';
 import { isRunSlot, type CommittedEntry, type SessionState } from '../session-state/session.state.js';
 import { stateRowInclusion } from '../session-state/state-rows.js';
 import { expandCommitted, type Expansion } from '../session-state/transcript.expand.js';
 
-/** The fast path of a commit fix: S' proven from the last fix point (conditions 1–5 of commit.policy.ts). */
+/** The fast path of a commit fix: S' proven from the last fix point (conditions 1–5 of commit-fix.ts). */
 
 /**
  * The expansion of the entries S gained since the fix (condition 1), with the committed index of each row. Old
@@ -63,7 +65,7 @@ function mergedRows(state: SessionState, fix: FixPoint, transient: Transient | n
 
 /** Condition 2 for one new row: later than every old row (by whole second), no stable id. */
 const separated = (row: MessageRow, oldSecond: number | null): boolean => {
-  const ts = timeOf(row);
+  const ts = timestampOf(row);
   return ts !== null && (oldSecond === null || Math.trunc(ts) > oldSecond) && stableIdOf(row) === null;
 };
 
@@ -93,7 +95,7 @@ export function fastFix(state: SessionState, transient: Transient | null = null)
   const ownsTurn = ownsTurnAfter(fix, attached);
   let sidecarMaxTs = fix.sidecarMaxTs;
   let maxTs = fix.maxTs;
-  for (const row of attached) sidecarMaxTs = max(sidecarMaxTs, timeOf(row));
+  for (const row of attached) sidecarMaxTs = max(sidecarMaxTs, timestampOf(row));
   const keys = appendedKeys(attached, fix.expandedLength);
   const freshFrom = merged.rows.length - merged.fresh.length;
   merged.fresh.forEach((row, offset) => {
@@ -102,7 +104,7 @@ export function fastFix(state: SessionState, transient: Transient | null = null)
     merged.facts[at + 1] = mask | (hasToolCalls(row) ? 0 : FACT_SAFE10);
     merged.facts[at + 2] = hash;
     merged.facts[at + 3] = holder;
-    maxTs = max(maxTs, timeOf(row));
+    maxTs = max(maxTs, timestampOf(row));
   });
   if (merged.rows.length > 0 && !ownsTurn) {
     if (expandedLength === 0) return null;

@@ -1,6 +1,7 @@
 import { contentKey, dedupKey, k1Of, k2Of, k3Of, k4Of, keyRow, keyString, mergeKey, sameKey, visibleKey, type KeyedRow } from '../transcript-merge/comparison-keys.builder.js';
 import type { MessageRow } from '../messages/message-row.js';
-import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, keyHash32, stableIdOf, timeOf } from './commit-fix.rows.js';
+import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, keyHash32 } from './commit-fix.rows.js';
+import { stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 
 /**
  * Which keys an expansion holds, as the merge files them (sidecar side, after the pre-pass). A probe is a state
@@ -37,7 +38,7 @@ export function filedKeys(rows: readonly MessageRow[]): SidecarKeys {
 }
 
 const secondOf = (row: MessageRow): number | null => {
-  const ts = timeOf(row);
+  const ts = timestampOf(row);
   return ts === null ? null : Math.trunc(ts);
 };
 
@@ -85,7 +86,7 @@ export function factsOf(probe: KeyedRow, keys: SidecarKeys, sidecarMaxTs: number
   if (keys.hasK2(probe)) return { mask: FACT_K2, hash: 0, holder: -1 };
   let mask = 0;
   if (keys.hasK1(probe)) {
-    const ts = timeOf(row);
+    const ts = timestampOf(row);
     if (stableIdOf(row) !== null || (ts !== null && sidecarMaxTs !== null && ts <= sidecarMaxTs)) return { mask: FACT_K1, hash: 0, holder: -1 };
     mask |= FACT_K1;
   } else if (keys.hasK3(probe)) mask |= FACT_K3;

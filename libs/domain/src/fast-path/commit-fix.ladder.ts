@@ -1,10 +1,11 @@
 import { keyRow, visibleTextOf, type KeyedRow } from '../transcript-merge/comparison-keys.builder.js';
-import { looseText } from '../transcript-merge/text.normalizer.js';
+import { looseText } from '../transcript-merge/fuzzy-text.match.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { factsOf, type SidecarKeys } from './commit-fix.keys.js';
-import { apiOf, FACT_K1, FACT_K2, FACT_K3, FACT_K4, FACT_SAFE10, stableIdOf, STRIDE, timeOf } from './commit-fix.rows.js';
+import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, FACT_SAFE10, STRIDE } from './commit-fix.rows.js';
+import { apiContentOf, stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 
-/** Condition 3 of the fix proof (commit.policy.ts): certificates that the merge ladder drops every state row. */
+/** Condition 3 of the fix proof (commit-fix.ts): certificates that the merge ladder drops every state row. */
 
 /**
  * The state rows of this merge, T = T0 ++ N (condition 1 for T): the rows merged at the fix are unchanged and
@@ -24,7 +25,7 @@ export const probeAt = (merged: MergedRows, index: number): KeyedRow => (merged.
 
 /** Whether step 9 might match `probe` fuzzily to the entry of `target`'s visible key (an over-approximation of §2.1). */
 export function mayMatchFuzzily(probe: MessageRow, target: MessageRow): boolean {
-  if (probe.role !== target.role || apiOf(probe) !== apiOf(target)) return false;
+  if (probe.role !== target.role || apiContentOf(probe) !== apiContentOf(target)) return false;
   const a = visibleTextOf(probe, 'state');
   const b = visibleTextOf(target, 'state');
   if (a.length === 0 || b.length === 0) return false;
@@ -37,7 +38,7 @@ export function mayMatchFuzzily(probe: MessageRow, target: MessageRow): boolean 
 type Certificate = 'step8' | 'step10' | 'none';
 
 export function certificateOf(row: StateRow, mask: number, sidecarMaxTs: number | null, watermark: number | null): Certificate {
-  const ts = timeOf(row);
+  const ts = timestampOf(row);
   const inRange = ts !== null && sidecarMaxTs !== null && ts <= sidecarMaxTs;
   if ((mask & FACT_K2) !== 0 || ((mask & FACT_K1) !== 0 && (inRange || stableIdOf(row) !== null))) return 'step8';
   const contentSeen = (mask & FACT_K3) !== 0;

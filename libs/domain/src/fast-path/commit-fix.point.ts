@@ -4,13 +4,15 @@ import { mirrorTextOf } from '../transcript-merge/native-image.mirror.js';
 import { sidecarOwnsInterruptedTurn } from '../transcript-merge/session-messages.merge.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { filedKeys, factsOf } from './commit-fix.keys.js';
-import { apiOf, FACT_SAFE10, hasNoMeta, hasToolCalls, isUserOrAssistant, max, rowIdOf, stableIdOf, takesPartInPrepass, timeOf } from './commit-fix.rows.js';
+import { FACT_SAFE10, hasNoMeta, isUserOrAssistant, max, rowIdOf, takesPartInPrepass } from './commit-fix.rows.js';
+import { apiContentOf, stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
+import { hasToolCalls } from '../messages/message-row.js';
 import { journalSize } from '../journal/journal-chunks.js';
 import { isMultipartUser } from '../session-state/prompt-mirror.js';
 import { isRunSlot, storedRunOf, type CommittedEntry, type SessionState } from '../session-state/session.state.js';
 import { expandCommitted } from '../session-state/transcript.expand.js';
 
-/** What a fix point records of a fixed S (commit.policy.ts): slot stamps, tail flags, and `fixPointAfter`. */
+/** What a fix point records of a fixed S (commit-fix.ts): slot stamps, tail flags, and `fixPointAfter`. */
 
 /**
  * What a run slot of S derived from at a commit fix: `[runId, journal size, abandoned, superseded]`
@@ -20,7 +22,7 @@ export type SlotStamp = readonly [runId: string, journalSize: number, abandoned:
 
 /**
  * What the last commit fix left, so the next one can prove its merge adds no row and only attaches provider bytes
- * to the rows S gained since (commit.policy.ts). Kept beside the state, never in it (commit-fix.proof.ts).
+ * to the rows S gained since (commit-fix.ts). Kept beside the state, never in it (commit-fix.proof.ts).
  */
 export interface FixPoint {
   /** Length of S right after the fix. */
@@ -111,7 +113,7 @@ export function fixPointAfter(state: SessionState, stateRows: readonly StateRow[
   for (let index = 0; index < rows.length; index += 1) {
     const row = rows[index];
     if (row !== expansion.rows[index] && !isRunSlot(state.committed[expansion.origins[index]])) return null;
-    const ts = timeOf(row);
+    const ts = timestampOf(row);
     if (ts === null && takesPartInPrepass(row)) return null;
     sidecarMaxTs = max(sidecarMaxTs, ts);
     const rowId = rowIdOf(row);
@@ -119,19 +121,19 @@ export function fixPointAfter(state: SessionState, stateRows: readonly StateRow[
       maxRowId = Math.max(maxRowId, rowId);
       carriers.set(rowId, carriers.has(rowId) ? null : row);
     }
-    if (mirrorTextOf(row) !== null && apiOf(row) === null) richWithoutApi = true;
+    if (mirrorTextOf(row) !== null && apiContentOf(row) === null) richWithoutApi = true;
   }
   const keys = filedKeys(rows);
   let maxTs = sidecarMaxTs;
   const facts: number[] = [];
   for (const row of stateRows) {
-    const ts = timeOf(row);
+    const ts = timestampOf(row);
     if (ts === null && takesPartInPrepass(row)) return null;
     maxTs = max(maxTs, ts);
-    const api = apiOf(row);
+    const api = apiContentOf(row);
     if (!hasNoMeta(row) || (api !== null && richWithoutApi && row.role === 'user')) return null;
     const carrier = carriers.get(row.rowId);
-    const carrierApi = carrier == null ? null : apiOf(carrier);
+    const carrierApi = carrier == null ? null : apiContentOf(carrier);
     if (carrier != null && carrierApi === null && api !== null) return null;
     const conflict = carrierApi !== null && api !== null && carrierApi !== api;
     const { mask, hash, holder } = factsOf(keyRow(row, 'state'), keys, sidecarMaxTs);

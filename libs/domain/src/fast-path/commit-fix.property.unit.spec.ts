@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import type { SessionEvent } from '../events/session.events.js';
-import { fastFix } from '../session/commit.policy.js';
+import { fastFix } from './commit-fix.fast.js';
 import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { evolve, evolveAll } from '../session/session.evolve.js';
 import { projectSession, render } from '../session/session.render.js';
@@ -9,7 +9,7 @@ import { initialSessionState, type SessionState } from '../session-state/session
 import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from '../testing/session.fixtures.js';
 
 /**
- * A commit fix may skip the full merge only when it proves the result (commit.policy.ts). Reference: the same
+ * A commit fix may skip the full merge only when it proves the result (commit-fix.ts). Reference: the same
  * fold with `alwaysMerge`, which runs the full merge at every commit. Both must give the same state after every
  * event and so the same views.
  */

@@ -2,7 +2,7 @@ import { backfillMeta } from '../transcript-merge/display-meta.backfill.js';
 import { mirrorTextOf } from '../transcript-merge/native-image.mirror.js';
 import type { MessageRow } from '../messages/message-row.js';
 
-/** Row facts and helpers the commit fix proof (commit.policy.ts) reasons with. */
+/** Row facts and helpers the commit fix proof (commit-fix.ts) reasons with. */
 
 /** Bits of `FixPoint.rows` facts: what the expansion holds for a state row. */
 export const FACT_K1 = 1;
@@ -13,14 +13,8 @@ export const FACT_K4 = 8;
 export const FACT_SAFE10 = 16;
 export const STRIDE = 4;
 
-export const timeOf = (row: MessageRow): number | null =>
-  typeof row.timestamp === 'number' && Number.isFinite(row.timestamp) ? row.timestamp : null;
-export const stableIdOf = (row: MessageRow): string | null => (typeof row.id === 'string' && row.id.length > 0 ? row.id : null);
-export const apiOf = (row: MessageRow): string | null =>
-  typeof row.apiContent === 'string' && row.apiContent.length > 0 ? row.apiContent : null;
 export const rowIdOf = (row: MessageRow): number | null =>
   typeof row.rowId === 'number' && Number.isSafeInteger(row.rowId) && row.rowId >= 0 ? row.rowId : null;
-export { hasToolCalls } from '../messages/message-row.js';
 export const isUserOrAssistant = (row: MessageRow): boolean => row.role === 'user' || row.role === 'assistant';
 /** Rows the pre-pass files by content (§2.2): an untimed one may pair in the content-only tier. */
 export const takesPartInPrepass = (row: MessageRow): boolean => isUserOrAssistant(row) || mirrorTextOf(row) !== null;

@@ -1,5 +1,4 @@
 import type { JournalEvent } from '../messages/message-row.js';
-import type { Transient } from '../session-state/draft.js';
 
 /**
  * A run's journal as it is stored: events sorted by seq (the first delivery of a seq wins), in chunks of at
@@ -9,6 +8,15 @@ import type { Transient } from '../session-state/draft.js';
 export type JournalChunks = readonly (readonly JournalEvent[])[];
 
 export const JOURNAL_CHUNK = 128;
+
+/**
+ * The copy-on-write owner of the fold that writes the journal (session-state/draft.ts `Transient`): what it made
+ * it may write in place, anything else it copies first.
+ */
+export interface ChunkOwner {
+  adopt<T extends object>(value: T): T;
+  ownArray<T>(value: readonly T[]): T[];
+}
 
 export const journalSize = (chunks: JournalChunks): number => chunks.reduce((total, chunk) => total + chunk.length, 0);
 
@@ -56,7 +64,7 @@ export function journalHasSeq(chunks: JournalChunks, seq: number): boolean {
  * store: `chunks` itself, written in place, when this fold owns it, else a copy of the chunk list and of the one
  * chunk that changes.
  */
-export function insertJournalEvent(transient: Transient, chunks: JournalChunks, event: JournalEvent): JournalChunks {
+export function insertJournalEvent(transient: ChunkOwner, chunks: JournalChunks, event: JournalEvent): JournalChunks {
   const last = chunks.at(-1);
   if (last === undefined) return transient.adopt([transient.adopt([event])]);
   const tail = last[last.length - 1];

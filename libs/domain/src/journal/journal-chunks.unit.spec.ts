@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { JournalEvent } from '../messages/message-row.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
-import { Transient } from '../session-state/draft.js';
+import { Transient } from '../session-state/transient.js';
 import { flattenJournal, insertJournalEvent, JOURNAL_CHUNK, journalHasSeq, journalSize, type JournalChunks } from './journal-chunks.js';
 
 /**

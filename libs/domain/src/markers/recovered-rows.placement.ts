@@ -1,5 +1,6 @@
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
-import { rowText, ws } from '../journal/journal-text.helpers.js';
+import { rowText } from '../messages/message-text.js';
+import { ws } from '../text/whitespace.js';
 
 export interface PlacedRows {
   readonly rows: readonly MessageRow[];

@@ -1,6 +1,6 @@
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { stripWorkspacePrefix } from '../transcript-merge/text.normalizer.js';
-import { ws } from './row-text.js';
+import { stripWorkspacePrefix } from '../transcript-merge/workspace-prefix.rule.js';
+import { ws } from '../text/whitespace.js';
 
 /**
  * The agent-store mirror of a turn's prompt: the inverse of reference §2.5 R15 (seeds "pending image prompt

@@ -8,7 +8,8 @@ import { type PendingTurn } from '../journal/journal.types.js';
 import { type ShownMarkerStatus } from '../markers/marker-wording.constants.js';
 import type { InterruptionCause, MessageRow, ToolCard } from '../messages/message-row.js';
 import type { InterruptionRecord, RunRecord } from './session.state.js';
-import { rowText, ws } from './row-text.js';
+import { rowText } from '../messages/message-text.js';
+import { ws } from '../text/whitespace.js';
 
 /** The marker an interrupted run shows, with the index of its row in the rows it was derived into. */
 export interface DerivedMarker {

@@ -1,5 +1,9 @@
-import type { Transient } from './draft.js';
-import type { StoredRun } from './session.state.js';
+import type { Transient } from './transient.js';
+
+/** What the table files a run by. */
+export interface KeyedRun {
+  readonly runId: string;
+}
 
 /**
  * The runs of a session, in RUN_BUCKETS buckets picked by a pure hash of the run id. Writing one run copies the
@@ -7,11 +11,11 @@ import type { StoredRun } from './session.state.js';
  * 5,000 runs costs about what it costs with 10. A bucket is an array searched by run id: no run id can hit an
  * Object prototype key, and the table stays plain JSON.
  */
-export type RunTable = readonly (readonly StoredRun[])[];
+export type RunTable<R extends KeyedRun = KeyedRun> = readonly (readonly R[])[];
 
 export const RUN_BUCKETS = 64;
 
-export function emptyRunTable(): RunTable {
+export function emptyRunTable<R extends KeyedRun>(): RunTable<R> {
   return Array.from({ length: RUN_BUCKETS }, () => []);
 }
 
@@ -25,7 +29,7 @@ export function bucketOf(runId: string): number {
   return (hash >>> 0) % RUN_BUCKETS;
 }
 
-export function findRun(table: RunTable, runId: string): StoredRun | undefined {
+export function findRun<R extends KeyedRun>(table: RunTable<R>, runId: string): R | undefined {
   const bucket = table[bucketOf(runId)];
   if (bucket === undefined) return undefined;
   for (const run of bucket) if (run.runId === runId) return run;
@@ -33,7 +37,7 @@ export function findRun(table: RunTable, runId: string): StoredRun | undefined {
 }
 
 /** Every run, bucket by bucket (an order with no meaning: callers needing one sort). */
-export function* allRuns(table: RunTable): Iterable<StoredRun> {
+export function* allRuns<R extends KeyedRun>(table: RunTable<R>): Iterable<R> {
   for (const bucket of table) yield* bucket;
 }
 
@@ -41,7 +45,7 @@ export function* allRuns(table: RunTable): Iterable<StoredRun> {
  * Stores `run` (a record this fold owns) in its bucket, copying the table and the bucket unless this fold owns
  * them already, and returns the table to store.
  */
-export function putRun(transient: Transient, table: RunTable, run: StoredRun): RunTable {
+export function putRun<R extends KeyedRun>(transient: Transient, table: RunTable<R>, run: R): RunTable<R> {
   const ownedTable = transient.ownArray(table);
   const at = bucketOf(run.runId);
   const bucket = transient.ownArray(ownedTable[at] ?? []);

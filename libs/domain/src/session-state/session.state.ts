@@ -78,7 +78,7 @@ export interface SessionState {
   readonly boundary: number | null;
   readonly pending: PendingTurnView | null;
   /** Every run that has a submission, a journal or a decision (run-table.ts). */
-  readonly runs: RunTable;
+  readonly runs: RunTable<StoredRun>;
   /** Run ids of `TurnInterrupted` decisions, in decision order: the marker list order. */
   readonly interruptedRuns: readonly string[];
   /** The run of the latest submitted or decided turn. */

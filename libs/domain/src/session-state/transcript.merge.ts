@@ -1,7 +1,7 @@
 import type { MessageRow, StateRow } from '../messages/message-row.js';
 import { mergeSessionMessages } from '../transcript-merge/session-messages.merge.js';
 import { unmirror, type MirrorPair, type TurnPrompt } from './prompt-mirror.js';
-import { isSameRow } from './row-text.js';
+import { isSameRow } from './row-identity.js';
 import { PENDING_ORIGIN, type Expansion } from './transcript.expand.js';
 import { isRunSlot, type CommittedEntry, type RunSlot } from './session.state.js';
 

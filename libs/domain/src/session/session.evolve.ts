@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../events/session.events.js';
 import { carryProof } from '../fast-path/commit-fix.proof.js';
-import { advanceWatermark, ownRun, touch, type Draft, Transient } from '../session-state/draft.js';
+import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
+import { Transient } from '../session-state/transient.js';
 import { insertJournalEvent } from '../journal/journal-chunks.js';
 import { storedRunOf, type SessionState } from '../session-state/session.state.js';
 import { upsertStateRow } from '../session-state/state-rows.js';
@@ -15,7 +16,7 @@ import {
 export interface FoldOptions {
   /**
    * The reference path, for tests: every commit fix runs the full merge instead of skipping it when
-   * `fastFix` proves its result (commit.policy.ts). Both paths give the same state.
+   * `fastFix` proves its result (fast-path/commit-fix.ts). Both paths give the same state.
    */
   readonly alwaysMerge?: boolean;
 }

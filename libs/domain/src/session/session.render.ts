@@ -6,7 +6,7 @@ import { reconcileContext } from '../context/context.reconcile.js';
 import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import { withMirroredContent } from '../session-state/prompt-mirror.js';
 import type { DerivedMarker } from '../session-state/run-segment.js';
-import { withoutApiContent } from '../session-state/row-text.js';
+import { withoutApiContent } from '../session-state/row-identity.js';
 import { chainRows, transcriptHashOf } from './transcript-hash.js';
 import { evolveAll } from './session.evolve.js';
 import { initialSessionState, runOf, type SessionState } from '../session-state/session.state.js';

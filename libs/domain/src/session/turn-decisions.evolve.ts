@@ -5,9 +5,11 @@ import type {
   TurnSettledData,
 } from '../events/session.events.js';
 import type { MessageRow } from '../messages/message-row.js';
-import { canSupersede, commitFix } from './commit.policy.js';
-import { recordProof } from '../fast-path/commit-fix.proof.js';
-import { advanceWatermark, ownRun, touch, type Draft, type Transient } from '../session-state/draft.js';
+import { canSupersede } from './marker-supersede.policy.js';
+import { commitFix } from '../fast-path/commit-fix.js';
+import { forgetProof } from '../fast-path/commit-fix.proof.js';
+import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
+import { type Transient } from '../session-state/transient.js';
 import { isMultipartUser, unmirror, type TurnPrompt } from '../session-state/prompt-mirror.js';
 import { isRunSlot, storedRunOf, type CommittedEntry, type PendingTurnView } from '../session-state/session.state.js';
 import { effectiveStateRows } from '../session-state/state-rows.js';
@@ -19,13 +21,12 @@ import { collapseMerged, mergeWithSources } from '../session-state/transcript.me
  * rows the pending turn holds back excluded) as the new S, then lands the turn. Agent rows shown then (an
  * external gateway turn seen before this UI turn) stay shown, even where a merge of the final lists alone would
  * drop them because the new turn's rows are newer. The fix is exactly the full merge's, proven or run
- * (commit.policy.ts). Returns the state rows it adopted. `landing`: the pending turn it lands, whose agent
+ * (fast-path/commit-fix.ts). Returns the state rows it adopted. `landing`: the pending turn it lands, whose agent
  * mirror (prompt-mirror.ts) it does not adopt.
  */
 function commitDisplay(transient: Transient, draft: Draft, landing: TurnPrompt | null = null): readonly MessageRow[] {
-  const { committed, adopted, fix } = commitFix(draft, transient, landing);
+  const { committed, adopted } = commitFix(draft, transient, landing);
   if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
-  recordProof(draft, fix);
   return adopted;
 }
 
@@ -37,7 +38,7 @@ export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSett
     // Only the finished worker of the marker's own turn may replace it (the decider refuses the rest).
     if (!canSupersede(draft, data.runId) || run.interruption === null) return;
     draft.committed = transient.adopt(draft.committed.filter((entry) => !(isRunSlot(entry) && entry.slot === data.runId)));
-    recordProof(draft, null);
+    forgetProof(draft);
     ownRun(transient, draft, data.runId).interruption = { ...run.interruption, superseded: true };
   }
   commitDisplay(transient, draft);
@@ -145,7 +146,7 @@ export function onTranscriptTruncated(transient: Transient, draft: Draft, data: 
   draft.committed = transient.adopt(collapseMerged(draft.committed, expansion, merged, keep).committed);
   // The cut and the new W and B change what the next merge keeps (a row cut off may come back past the
   // watermark): nothing recorded before holds, so the next commit runs the full merge.
-  recordProof(draft, null);
+  forgetProof(draft);
   const cut = data.reason === 'clear' ? 0 : lastTimestamp(merged.rows, keep);
   draft.watermark = cut;
   draft.boundary = cut;

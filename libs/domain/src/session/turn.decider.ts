@@ -1,4 +1,4 @@
-import { canSupersede } from './commit.policy.js';
+import { canSupersede } from './marker-supersede.policy.js';
 import { runOf, storedRunOf, type RunOutcome, type SessionState } from '../session-state/session.state.js';
 import { DomainError } from '../errors/domain.error.js';
 import { requireOpenSession, requireSession, validated } from './decider.guards.js';

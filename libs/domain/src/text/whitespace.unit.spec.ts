@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isBlank, ws } from '../journal/journal-text.helpers.js';
+import { isBlank, ws } from './whitespace.js';
 
 /**
  * ws() is the reference's "split on whitespace runs, join with one space"; it is computed with a scan and
@@ -16,7 +16,7 @@ const BLANKS = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000',
 const NOT_BLANK = ['a', 'B', '7', '\u180e', '\u200b', '\ud83d', '\ude00', '\ud83d\ude00', '.', 'é'];
 const textArb = fc.array(fc.constantFrom(...BLANKS, ...NOT_BLANK), { maxLength: 24 }).map((parts) => parts.join(''));
 
-describe('ws and isBlank (journal text helpers)', () => {
+describe('ws and isBlank', () => {
   it('match the split-and-join definition on any mix of blanks and text', () => {
     fc.assert(
       fc.property(fc.oneof(textArb, fc.string(), fc.string({ unit: 'binary' })), (text) => {

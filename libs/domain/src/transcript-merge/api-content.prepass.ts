@@ -3,7 +3,8 @@ import { withApiContent } from './display-meta.backfill.js';
 import { mirrorTextOf } from './native-image.mirror.js';
 import { apiContentOf, contentStringOf, hasInvalidTimestamp, readRowId, secondOf, stableIdOf, timestampOf } from './row-fields.normalizer.js';
 import { TextMap } from '../text/text.map.js';
-import { stripWorkspacePrefix, withTextMemo, ws } from './text.normalizer.js';
+import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
+import { withTextMemo, ws } from '../text/whitespace.js';
 
 /**
  * Reference §2.2: before any merge, provider bytes (`apiContent`) of agent-store user/assistant rows

@@ -1,6 +1,7 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { contentStringOf, hasToolCalls } from './row-fields.normalizer.js';
-import { ws } from './text.normalizer.js';
+import { contentStringOf } from './row-fields.normalizer.js';
+import { hasToolCalls } from '../messages/message-row.js';
+import { ws } from '../text/whitespace.js';
 import {
   appendSlot,
   createTimeline,

@@ -8,7 +8,8 @@ import {
   timestampOf,
   toolCallsKeyOf,
 } from './row-fields.normalizer.js';
-import { stripWorkspacePrefix, ws } from './text.normalizer.js';
+import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
+import { ws } from '../text/whitespace.js';
 
 /** Which list a row came from: only agent-store (`state`) user rows get the workspace prefix stripped. */
 export type Side = 'sidecar' | 'state';

@@ -1,5 +1,6 @@
 import { contentKey, dedupKey, mergeKey, visibleKey } from './comparison-keys.builder.js';
-import { looseText, stripWorkspacePrefix } from './text.normalizer.js';
+import { looseText } from './fuzzy-text.match.js';
+import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
 import { ws } from '../text/whitespace.js';
 import { comparisonJson as canonicalJson } from '../canonical/comparison-json.js';
 import { assistant, call, tool, user } from '../testing/merge-rows.fixture.js';

@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { apiContentOf, isRecord } from './row-fields.normalizer.js';
+import { apiContentOf } from './row-fields.normalizer.js';
+import { isRecord } from '../messages/message-text.js';
 
 /**
  * Enrichments the reference applies to sidecar rows IN PLACE during a merge. Here they return a new

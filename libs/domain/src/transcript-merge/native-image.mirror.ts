@@ -1,7 +1,8 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { apiContentOf, exactTimestampOf, isRecord, readRowId, stableIdOf, timestampOf, toolCallsKeyOf } from './row-fields.normalizer.js';
+import { apiContentOf, exactTimestampOf, readRowId, stableIdOf, timestampOf, toolCallsKeyOf } from './row-fields.normalizer.js';
+import { isRecord } from '../messages/message-text.js';
 import { TextMap } from '../text/text.map.js';
-import { stripWorkspacePrefix } from './text.normalizer.js';
+import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
 import type { Slot } from './timeline.list.js';
 
 /**

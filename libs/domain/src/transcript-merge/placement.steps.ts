@@ -3,7 +3,7 @@ import { k2Of, k3Of } from './comparison-keys.builder.js';
 import { keyIndexHas } from './key.index.js';
 import { checkpointConsumed, withinSidecarRange, type MergeContext, type StateCandidate } from './merge.context.js';
 import { rememberKeys, seenKeys } from './merge.indexes.js';
-import { hasToolCalls } from './row-fields.normalizer.js';
+import { hasToolCalls } from '../messages/message-row.js';
 import type { LadderStep } from './replay.steps.js';
 import { appendSlot, slotOf } from './timeline.list.js';
 

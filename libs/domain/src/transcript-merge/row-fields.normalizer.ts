@@ -73,23 +73,3 @@ export function readRowId(row: MessageRow): RowIdReading {
   if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return { kind: 'valid', value: raw };
   return { kind: 'invalid' };
 }
-
-/** The visible text of a row: a string as is, list content as its text parts joined by newlines. */
-export function plainTextOf(row: MessageRow): string {
-  const content: unknown = row.content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  const texts: string[] = [];
-  for (const part of content as readonly unknown[]) {
-    const text = isRecord(part) && part['type'] === 'text' ? part['text'] : undefined;
-    if (typeof text === 'string') texts.push(text);
-  }
-  return texts.join('\n');
-}
-
-
-export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export { hasToolCalls } from '../messages/message-row.js';

@@ -5,7 +5,7 @@ import { mergeIntoEmptySidecar } from './empty-sidecar.branch.js';
 import { createMergeContext, finiteOrNull, stateCandidateOf, type MergeOptions } from './merge.context.js';
 import { appendAtTail, inRangeStateOnly } from './placement.steps.js';
 import { nativeImageMirror, prefixReplay, rowIdFastPath, type LadderStep } from './replay.steps.js';
-import { withTextMemo } from './text.normalizer.js';
+import { withTextMemo } from '../text/whitespace.js';
 import { timelineRows } from './timeline.list.js';
 import { aboveWatermark, belowWatermarkReplaced, sameSecondEditedUser } from './watermark.steps.js';
 

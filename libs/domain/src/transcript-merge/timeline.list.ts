@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { contentStringOf, hasToolCalls, timestampOf } from './row-fields.normalizer.js';
+import { contentStringOf, timestampOf } from './row-fields.normalizer.js';
+import { hasToolCalls } from '../messages/message-row.js';
 
 /**
  * The merge output under construction: a list of chunks, so a chronological insertion costs a scan

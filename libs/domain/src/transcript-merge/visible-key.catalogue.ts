@@ -1,6 +1,6 @@
 import type { VisibleKey } from './comparison-keys.builder.js';
 import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent, type KeyIndex } from './key.index.js';
-import { FUZZY_MAX_KEYS, fuzzyTextsMatch, looseText } from './text.normalizer.js';
+import { FUZZY_MAX_KEYS, fuzzyTextsMatch, looseText } from './fuzzy-text.match.js';
 import type { Slot } from './timeline.list.js';
 
 /**

@@ -1,26 +1,4 @@
-import { ws } from '../text/whitespace.js';
-
-export { withTextMemo, ws } from '../text/whitespace.js';
-
-/**
- * Text normalisations of reference §2.1: ws(), the workspace-prefix strip applied to agent-store user
- * rows only, and the "loose" token form used by fuzzy visible matching.
- */
-
-/** `[Workspace::v1: <path>]`, where the path may carry `\]` and `\\` escapes. */
-const WORKSPACE_V1_PREFIX = /^\s*\[Workspace::v1: (?:\\[\s\S]|[^\]\\])*\]\s*/;
-/** The legacy tag: no `]` inside the path. */
-const WORKSPACE_LEGACY_PREFIX = /^\s*\[Workspace: [^\]]*\]\s*/;
-
-/**
- * Removes ONE leading workspace tag (the v1 form first, the legacy form only if v1 did not match),
- * then trims and applies ws(). The sidecar side is never stripped: a user who typed the tag keeps it.
- */
-export function stripWorkspacePrefix(text: string): string {
-  const v1 = WORKSPACE_V1_PREFIX.exec(text);
-  const rest = v1 ? text.slice(v1[0].length) : text.replace(WORKSPACE_LEGACY_PREFIX, '');
-  return ws(rest);
-}
+/** Fuzzy visible matching of reference §2.1 (step 9's R18): the loose token form and the substring match. */
 
 /**
  * The "loose" form: case-folded word tokens joined by one space. Python's casefold() and `\w` are

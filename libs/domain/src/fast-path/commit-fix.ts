@@ -1,24 +1,21 @@
-import { canSupersedeMarker } from '../markers/recovered-rows.placement.js';
-import type { Transient } from '../session-state/draft.js';
-import { EXPAND, fixPointAfter, type CommitFix } from '../fast-path/commit-fix.point.js';
-import { fastFix } from '../fast-path/commit-fix.fast.js';
+import type { MessageRow } from '../messages/message-row.js';
+import type { Transient } from '../session-state/transient.js';
 import type { TurnPrompt } from '../session-state/prompt-mirror.js';
-import { runOf, isRunSlot, type SessionState } from '../session-state/session.state.js';
+import type { CommittedEntry, SessionState } from '../session-state/session.state.js';
 import { effectiveStateRows } from '../session-state/state-rows.js';
 import { expandCommitted } from '../session-state/transcript.expand.js';
-import { collapseMerged, mergeWithSources, STATE_SOURCE } from '../session-state/transcript.merge.js';
-
-export { fastFix } from '../fast-path/commit-fix.fast.js';
-export type { CommitFix } from '../fast-path/commit-fix.point.js';
+import { collapseMerged, mergeWithSources } from '../session-state/transcript.merge.js';
+import { fastFix } from './commit-fix.fast.js';
+import { EXPAND, fixPointAfter, type CommitFix } from './commit-fix.point.js';
+import { recordProof } from './commit-fix.proof.js';
 
 /**
- * Policies of a commit: how it fixes the merged display as the new S, and whether a late settle may supersede a
- * marker.
+ * The fast path of a commit: how a commit fixes the merged display as the new S, in one function (`commitFix`).
  *
  * The reference of a fix is the full merge: S' = collapse(merge(expand(S), T)) (reference §2, collapsed back
  * into S with its run slots). It costs a walk of the whole transcript, so a fix first tries `fastFix`, which
  * returns S' only when it can PROVE what the full merge returns, from what the previous fix recorded
- * (`FixPoint`) and the rows added since; anything it cannot prove runs the full merge. `evolveAll(..., {
+ * (`FixPoint`, kept beside the state: commit-fix.proof.ts) and the rows added since; anything it cannot prove runs the full merge. `evolveAll(..., {
  * alwaysMerge: true })` always runs the full merge: the property test checks both give the same state.
  *
  * Why the proof holds. Let X = X0 ++ A be the expansion now (X0: the one the previous fix recorded, A: what S
@@ -52,19 +49,21 @@ export type { CommitFix } from '../fast-path/commit-fix.point.js';
  *    (prompt-mirror.ts), which the facts above do not model.
  * Under 1–5 the merge returns X with the pre-pass attachments, so S' is S with A's rows attached. The parts of
  * the proof live in commit-fix.*.ts: row facts (rows), key facts (keys), the fix point (point), condition 3
- * (ladder) and the fast path itself (fast).
+ * (ladder), the fast path itself (fast) and where the fix point is kept (proof).
  */
 
 /**
  * The fix of a commit: the proven fast result, else the full merge (always the full merge with `alwaysMerge`).
  * `landing`: the pending turn the commit lands, whose agent mirror is not adopted (prompt-mirror.ts). The fast
- * path writes the arrays `transient` owns in place (commit-fix.fast.ts).
+ * path writes the arrays `transient` owns in place (commit-fix.fast.ts). Records, beside `state`, the fix point
+ * its next commit proves from.
  */
-export function commitFix(state: SessionState, transient: Transient, landing: TurnPrompt | null = null): CommitFix {
+export function commitFix(state: SessionState, transient: Transient, landing: TurnPrompt | null = null): FixedDisplay {
   const result = (transient.alwaysMerge ? null : fastFix(state, transient)) ?? fullFix(state, landing);
   // The facts of a fix point are built for this state alone: the next commit of this fold may extend them in place.
   if (result.fix !== null) transient.adopt(result.fix.rows);
-  return result;
+  recordProof(state, result.fix);
+  return { committed: result.committed, adopted: result.adopted };
 }
 
 function fullFix(state: SessionState, landing: TurnPrompt | null): CommitFix {
@@ -75,20 +74,8 @@ function fullFix(state: SessionState, landing: TurnPrompt | null): CommitFix {
   return { committed, adopted, fix: fixPointAfter({ ...state, committed }, stateRows) };
 }
 
-/**
- * §3.10: the run's own late settle may replace its marker only while no turn is pending, the marker is this
- * run's and the last row of the display, and the nearest user row before it carries the run's prompt.
- */
-export function canSupersede(state: SessionState, runId: string): boolean {
-  if (state.pending !== null) return false;
-  const interruption = runOf(state, runId)?.interruption;
-  if (interruption == null || interruption.superseded) return false;
-  const slotIndex = state.committed.findIndex((entry) => isRunSlot(entry) && entry.slot === runId);
-  if (slotIndex < 0) return false;
-  const expansion = expandCommitted(state, EXPAND);
-  const merged = mergeWithSources(expansion, effectiveStateRows(state.stateRows, null), state);
-  const lastSource = merged.sources.at(-1);
-  if (lastSource === undefined || lastSource === STATE_SOURCE) return false;
-  if (expansion.origins[lastSource] !== slotIndex) return false;
-  return canSupersedeMarker(merged.rows, interruption.turn.text);
+/** What a commit fixes: the new S, and the state rows that became committed rows, in order. */
+export interface FixedDisplay {
+  readonly committed: readonly CommittedEntry[];
+  readonly adopted: readonly MessageRow[];
 }

@@ -1,13 +1,10 @@
 import type { MessageContent, MessageRow } from '../messages/message-row.js';
-import { canonicalJson } from '../canonical/canonical-json.js';
-
-// One definition of the reference's ws(x) and of a row's visible text, shared with journal materialisation.
-export { rowText, ws } from '../journal/journal-text.helpers.js';
+import { comparisonJson } from '../canonical/comparison-json.js';
 
 function sameContent(a: MessageContent | null | undefined, b: MessageContent | null | undefined): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  return canonicalJson(a) === canonicalJson(b);
+  return comparisonJson(a) === comparisonJson(b);
 }
 
 /**
