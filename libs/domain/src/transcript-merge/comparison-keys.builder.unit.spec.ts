@@ -1,6 +1,5 @@
 import { contentKey, dedupKey, mergeKey, visibleKey } from './comparison-keys.builder.js';
 import { looseText } from './fuzzy-text.match.js';
-import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
 import { ws } from '../text/whitespace.js';
 import { comparisonJson as canonicalJson } from '../canonical/comparison-json.js';
 import { assistant, call, tool, user } from '../testing/merge-rows.fixture.js';
@@ -9,18 +8,6 @@ import { assistant, call, tool, user } from '../testing/merge-rows.fixture.js';
 describe('when text is normalised', () => {
   it('ws() collapses every whitespace run to one space and trims', () => {
     expect([ws('  a \t\n b  '), ws('plain text'), ws(''), ws(null), ws('a\u00a0\u00a0b')]).toEqual(['a b', 'plain text', '', '', 'a b']);
-  });
-
-  it.each([
-    ['[Workspace::v1: /srv/app]\nhello', 'hello'],
-    ['  [Workspace::v1: /srv/a\\]b\\\\c]   hello  world', 'hello world'],
-    ['[Workspace: /legacy/path] hello', 'hello'],
-    ['[Workspace::v1: /a]\n[Workspace::v1: /b]\nhello', '[Workspace::v1: /b] hello'],
-    ['[Workspace::v1: /a]\n[Workspace: /b] hello', '[Workspace: /b] hello'],
-    ['hello [Workspace: /not/leading]', 'hello [Workspace: /not/leading]'],
-    ['[workspace: /lower-case] hello', '[workspace: /lower-case] hello'],
-  ])('stripWorkspacePrefix(%j) is %j', (raw, stripped) => {
-    expect(stripWorkspacePrefix(raw)).toBe(stripped);
   });
 
   it('the loose form keeps case-folded letter, digit and underscore tokens of any script', () => {
