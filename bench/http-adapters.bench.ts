@@ -9,6 +9,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { z } from 'zod';
 import { ZodValidationPipe } from '../libs/platform/src/validation/zod-validation.pipe.js';
+import { threadCpuMs } from './proc-cpu.js';
 
 /**
  * HTTP adapter benchmark: `npm run bench:http`. How the project measures NestJS on Fastify against Express
@@ -22,6 +23,12 @@ export interface AdapterFigures {
   readonly rps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /**
+   * CPU of the server's thread (the main thread, from /proc) per answer in the measured window: what Nest,
+   * the adapter, the zod pipe and node:http cost a request with no guard, hook or database. A floor: V8's
+   * helper threads (concurrent GC) are left out, as the client in the worker thread shares them.
+   */
+  readonly serverCpuMsPerRequest: number;
 }
 
 export interface HttpAdapterBenchResult {
@@ -128,6 +135,7 @@ async function runClient(job: ClientJob): Promise<ClientResult> {
     if (!measuring && Date.now() >= warmupEnd) {
       measuring = true;
       startedAt = performance.now();
+      parentPort?.postMessage({ measuring: true });
     }
     if (!measuring) return;
     if (status === 201) {
@@ -144,10 +152,14 @@ async function runClient(job: ClientJob): Promise<ClientResult> {
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-function clientInWorker(job: ClientJob): Promise<ClientResult> {
+/** Runs the client in a worker; `onMeasuring` when its measured window opens. */
+function clientInWorker(job: ClientJob, onMeasuring: () => void): Promise<ClientResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL(import.meta.url), { workerData: { httpAdapterBench: job } });
-    worker.once('message', resolve);
+    worker.on('message', (message: ClientResult | { measuring: true }) => {
+      if ('measuring' in message) onMeasuring();
+      else resolve(message);
+    });
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`load client exited with ${code}`));
@@ -176,13 +188,16 @@ export async function runHttpAdapterBench(options: { seconds?: number; connectio
     const { app, port } = await startBenchApp(adapter);
     try {
       await checkAnswer(port);
-      const result = await clientInWorker({ port, seconds, connections });
+      let cpuAtStart = Number.NaN;
+      const result = await clientInWorker({ port, seconds, connections }, () => (cpuAtStart = threadCpuMs(process.pid)));
+      const serverCpu = threadCpuMs(process.pid) - cpuAtStart;
       if (result.failed > 0) throw new Error(`${adapter}: ${result.failed} responses were not 201`);
       const sorted = result.latenciesMs.sort((a, b) => a - b);
       figures[adapter] = {
         rps: Math.round((result.completed / result.elapsedMs) * 1000),
         p50Ms: round(percentile(sorted, 0.5), 2),
         p99Ms: round(percentile(sorted, 0.99), 2),
+        serverCpuMsPerRequest: round(serverCpu / result.completed, 4),
       };
     } finally {
       await app.close();
@@ -194,11 +209,11 @@ export async function runHttpAdapterBench(options: { seconds?: number; connectio
 function printTable(result: HttpAdapterBenchResult, seconds: number, connections: number): void {
   const rows = (['express', 'fastify'] as const).map((name) => {
     const f = result[name];
-    return `| ${name.padEnd(7)} | ${String(f.rps).padStart(7)} | ${f.p50Ms.toFixed(2).padStart(6)} | ${f.p99Ms.toFixed(2).padStart(6)} |`;
+    return `| ${name.padEnd(7)} | ${String(f.rps).padStart(7)} | ${f.p50Ms.toFixed(2).padStart(6)} | ${f.p99Ms.toFixed(2).padStart(6)} | ${f.serverCpuMsPerRequest.toFixed(3).padStart(14)} |`;
   });
   process.stdout.write(
     `HTTP adapters: one validated POST, ${connections} keep-alive connections, ${seconds} s each (Node ${process.versions.node})\n\n` +
-      `| adapter |   req/s | p50 ms | p99 ms |\n|---------|---------|--------|--------|\n${rows.join('\n')}\n\n` +
+      `| adapter |   req/s | p50 ms | p99 ms | server CPU, ms |\n|---------|---------|--------|--------|----------------|\n${rows.join('\n')}\n\n` +
       `fastify/express req/s: ${(result.fastify.rps / result.express.rps).toFixed(2)}x\n`,
   );
 }

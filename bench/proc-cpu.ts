@@ -22,10 +22,10 @@ interface Stat {
   readonly cstime: number;
 }
 
-function readStat(pid: number): Stat | undefined {
+function readStat(pid: number, tid?: number): Stat | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return undefined; // exited meanwhile
   }
@@ -46,6 +46,12 @@ const toMs = (ticks: number): number => (ticks * 1000) / clockTicksPerSecond();
 /** CPU ms (user + system) a process has used so far, all threads; NaN when it is gone. */
 export function processCpuMs(pid: number): number {
   const stat = readStat(pid);
+  return stat ? toMs(stat.utime + stat.stime) : Number.NaN;
+}
+
+/** CPU ms of one thread of a process (its main thread: `tid` = `pid`); NaN when it is gone. */
+export function threadCpuMs(pid: number, tid = pid): number {
+  const stat = readStat(pid, tid);
   return stat ? toMs(stat.utime + stat.stime) : Number.NaN;
 }
 

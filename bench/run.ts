@@ -12,7 +12,7 @@ import { runImportBench } from './import.bench.js';
 import { runAuditBench } from './audit.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
-import { runHttpLoad, type LoadResult } from './http-load.js';
+import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
@@ -182,6 +182,7 @@ interface AdapterFigures {
   readonly rps: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  readonly serverCpuMsPerRequest: number;
 }
 type AdapterBench = (options?: { seconds?: number; connections?: number }) => Promise<{ express: AdapterFigures; fastify: AdapterFigures }>;
 
@@ -360,13 +361,22 @@ function rows(adapterNote: string): ResultRow[] {
     { figure: 'Full render + hash, 10,000-msg session (reference)', unit: 'ms', runs: runsOf('view.fullRenderMs') },
     { figure: 'Live patch for one token (larger session)', unit: 'bytes', runs: runsOf('view.patchBytes'), target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 } },
     {
+      figure: 'HTTP ceiling, answers of the read\'s size (trivial server), 64 conn',
+      unit: 'req/s',
+      runs: runsOf('readCeiling64.requestsPerSecond'),
+      ...none('readCeiling64'),
+    },
+    { figure: 'HTTP ceiling, answers of the read\'s size, 64 conn, p99', unit: 'ms', runs: runsOf('readCeiling64.p99') },
+    {
       figure: 'Cached 1,000-msg transcript reads, 64 clients',
       unit: 'reads/s',
       runs: runsOf('read64.requestsPerSecond'),
+      ratio: { runs: ratioRuns('read64.requestsPerSecond', 'readCeiling64.requestsPerSecond'), of: 'HTTP ceiling, same size' },
       target: { text: '≥ 2,000 reads/s', pass: atLeast(2000) },
       ...none('read64'),
     },
     { figure: 'Cached transcript reads, 64 clients, p99', unit: 'ms', runs: runsOf('read64.p99'), target: { text: '≤ 50 ms', pass: (v) => v <= 50 } },
+    { figure: 'Cached transcript reads, service CPU', unit: 'ms/read', runs: runsOf('read64.serviceCpu') },
     {
       figure: 'If-None-Match → 304, 64 clients',
       unit: 'answers/s',
@@ -385,6 +395,7 @@ function rows(adapterNote: string): ResultRow[] {
       { figure: `Nest ${adapter} adapter (http-adapters.bench)`, unit: 'req/s', runs: runsOf(`${adapter}.rps`), checks: adapterNote },
       { figure: `Nest ${adapter} adapter, p50`, unit: 'ms', runs: runsOf(`${adapter}.p50`) },
       { figure: `Nest ${adapter} adapter, p99`, unit: 'ms', runs: runsOf(`${adapter}.p99`) },
+      { figure: `Nest ${adapter} adapter, server thread CPU (no guard, hook or database)`, unit: 'ms/request', runs: runsOf(`${adapter}.cpu`) },
     ]),
   ];
 }
@@ -508,6 +519,10 @@ async function main(): Promise<void> {
     }
     const target = readTarget;
     if (!target) continue;
+    const ceilingRead = encodeRequest({ method: 'GET', path: `/bytes/${target.bytes}`, headers: {} }, trivialPort);
+    await step(`readCeiling64 round ${round + 1}`, () =>
+      httpPhase(round, { id: 'readCeiling64', port: trivialPort, connections: 64, eventsPerRequest: 1, clients: [], request: () => ceilingRead }),
+    );
     for (const [id, revalidate] of [['read64', false], ['notModified64', true]] as const) {
       await step(`${id} round ${round + 1}`, () =>
         httpPhase(round, {
@@ -517,6 +532,7 @@ async function main(): Promise<void> {
           eventsPerRequest: 1,
           clients: [],
           request: () => readRequest(target, service.port, revalidate),
+          cpuOf: service.service,
           ...(revalidate ? { expectStatus: (status: number) => status === 304 } : {}),
         }),
       );
@@ -602,6 +618,7 @@ async function main(): Promise<void> {
           record(`${adapter}.rps`, round, result[adapter].rps);
           record(`${adapter}.p50`, round, result[adapter].p50Ms);
           record(`${adapter}.p99`, round, result[adapter].p99Ms);
+          record(`${adapter}.cpu`, round, result[adapter].serverCpuMsPerRequest);
         }
       });
     }

@@ -20,7 +20,9 @@ export interface ServiceProcess {
 }
 
 export function startServiceProcess(name: string, script: string, env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [script], {
+  // BENCH_SERVICE_NODE_ARGS: flags for the service's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), to profile a phase.
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_CONFIG.test(name))), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

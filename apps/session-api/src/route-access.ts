@@ -12,5 +12,13 @@ export function routeAccessLookup(app: INestApplication): RouteAccessLookup {
   const reflector = app.get(Reflector);
   const table = new Map<string, Access>();
   for (const { method, path, handler, controller } of nestRoutes(app)) table.set(`${method} ${path}`, accessOf(reflector, handler, controller));
-  return (method, url) => table.get(`${method} ${normaliseRoutePath(url)}`);
+  // Fastify hands the route's template (one of the table's few), so its normal form is worked out once.
+  const byTemplate = new Map<string, Access | undefined>();
+  return (method, url) => {
+    const key = `${method} ${url}`;
+    if (byTemplate.has(key)) return byTemplate.get(key);
+    const access = table.get(`${method} ${normaliseRoutePath(url)}`);
+    if (byTemplate.size < 10_000) byTemplate.set(key, access);
+    return access;
+  };
 }

@@ -40,7 +40,7 @@ export type {
 export { findStateRow } from './session-state/state-rows.js';
 export { evolve, evolveAll } from './session/session.evolve.js';
 export { projectSession, render, renderTranscript } from './session/session.render.js';
-export { renderNext, rendersSameTranscript, type RenderedState } from './session/render-next.js';
+export { renderInputsOf, renderNext, rendersSameTranscript, type RenderedState, type RenderInputs } from './session/render-next.js';
 export { streamingOutputOf, type StreamingOutput } from './session/streaming-output.js';
 export { transcriptDelta, type TranscriptDelta } from './session/transcript-delta.js';
 export { chainRows, TRANSCRIPT_CHAIN_SEED, transcriptHashOf } from './session/transcript-hash.js';

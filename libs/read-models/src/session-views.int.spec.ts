@@ -1,6 +1,8 @@
 import pg from 'pg';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
-import { PostgresEventStore } from '#event-store';
+import { InMemoryEventStore, PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { estimatedBytes, SessionViews, snapshotDue } from './session-views.js';
 import { SnapshotStore } from './snapshot-store.js';
@@ -123,5 +125,45 @@ describe('the in-process caches, bounded in bytes', () => {
     await store.append(toSessionStreamId('bound-zero'), sessionEvents(2).map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });
     expect((await views.load('bound-zero')).version).toBe(3);
     expect((await views.loadLatest('bound-zero')).fresh).toBe(true);
+  });
+
+  it('keeps a view without the fold state it was rendered from (a state the states cache dropped is freed)', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const store = new InMemoryEventStore();
+    const id = 'bound-view';
+    // A streaming turn: 300 journal events (a state of estimatedBytes(302)) rendered to one row.
+    const events: SessionEvent[] = [
+      { type: 'SessionStarted', data: { sessionId: id, title: null, parentSessionId: null, createdAt: 1 } },
+      { type: 'UserMessageSubmitted', data: { runId: 'run', text: 'hello', attachments: [], source: null, submittedAt: 2 } },
+      ...Array.from({ length: 300 }, (_, i): SessionEvent => ({
+        type: 'JournalEventRecorded',
+        data: { runId: 'run', seq: i + 1, event: 'token', payload: { text: `t${i} ` }, createdAt: 3 },
+      })),
+    ];
+    await store.append(toSessionStreamId(id), events.map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });
+    // States get half of 16 kB (the state does not fit), views a quarter (the view does).
+    const sizes: Record<string, number> = {};
+    const views = new SessionViews(store, new SnapshotStore(pool), {
+      snapshotEvery: 1_000_000,
+      idleSnapshotMs: 0,
+      cacheBytes: 16 * 1024,
+      onCacheBytes: (cache, bytes) => (sizes[cache] = bytes),
+    });
+    expect(estimatedBytes(302)).toBeGreaterThan(8 * 1024);
+    const held = await (async () => {
+      const { state, view } = await views.view(id);
+      return { state: new WeakRef(state), rows: view.display.length };
+    })();
+    expect(sizes.states ?? 0).toBe(0);
+    expect(sizes.views).toBeGreaterThan(0);
+    // (No deref() before a collection: a WeakRef read keeps its target alive until the job ends.)
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(held.state.deref()).toBeUndefined();
+    // The kept view still answers the next read of that version, and a token later renders from it.
+    expect((await views.view(id)).view.display.length).toBe(held.rows);
   });
 });

@@ -2,6 +2,8 @@ import {
   evolveAll,
   initialSessionState,
   render,
+  renderInputsOf,
+  type RenderInputs,
   renderNext,
   renderTranscript,
   type StreamingOutput,
@@ -48,8 +50,11 @@ export interface SessionViewsOptions {
   readonly idleSnapshotMs?: number;
   /**
    * Bytes the in-process caches of fold states, rendered views and hashed transcripts may hold together
-   * (default 96 MiB): states get half, views and transcripts a quarter each. Weights are estimates from the
+   * (default 64 MiB): states get half, views and transcripts a quarter each. Weights are estimates from the
    * stream's length (see `estimatedBytes`), so one 30,000-event session weighs as much as 150 short ones.
+   * Measured on the bench's mix (12 streamed sessions of 25,000 events, 48 of 2,000, then 1,000 of 200): the
+   * a 96 MiB budget held 56 MB of live heap, 64 MiB held 38 MB; the service's code and runtime take ~150 MB
+   * resident before any session, and V8 keeps headroom above its live heap.
    */
   readonly cacheBytes?: number;
   /** Told each cache's estimated size after every change (a gauge). */
@@ -64,7 +69,7 @@ export interface SessionViewsOptions {
  * out in proportion: the bytes written per event stay bounded, and a cold read still folds at most a quarter
  * of the stream after its snapshot.
  */
-export const DEFAULT_VIEW_CACHE_BYTES = 96 * 1024 * 1024;
+export const DEFAULT_VIEW_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The heap a cached entry holds, estimated from what it counts (events folded, rows rendered): a fold state
@@ -89,7 +94,7 @@ export class SessionViews {
   private readonly states: ByteBoundedCache<string, { version: number; state: SessionState }>;
   /** Latest rendered view per session (superseded versions are dropped, so one busy session cannot
    * crowd out the others), plus a small cache for time-travel reads. */
-  private readonly views: ByteBoundedCache<string, { version: number; view: SessionView; state: SessionState }>;
+  private readonly views: ByteBoundedCache<string, { version: number; view: SessionView; inputs: RenderInputs }>;
   private readonly pastViews: LruCache<string, SessionView>;
   private readonly transcripts: ByteBoundedCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
@@ -179,7 +184,9 @@ export class SessionViews {
     if (!view) {
       if (!latest || latest.version < version) {
         view = renderNext(latest, state);
-        this.views.set(sessionId, { version, view, state }, estimatedBytes(view.display.length + view.context.length));
+        // Kept with what it was rendered from (references), not the state: a view outliving its state in the
+        // states cache would otherwise hold the state's journals unweighed.
+        this.views.set(sessionId, { version, view, inputs: renderInputsOf(state) }, estimatedBytes(view.display.length + view.context.length));
       } else {
         view = render(state);
         this.pastViews.set(`${sessionId}@${version}`, view);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { canonicalJson, evolve, initialSessionState, render, renderNext, renderTranscript, rendersSameTranscript } from '../index.js';
+import { canonicalJson, evolve, initialSessionState, render, renderInputsOf, renderNext, renderTranscript, rendersSameTranscript } from '../index.js';
 import type { SessionEvent, SessionState, SessionView } from '../index.js';
 import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 
@@ -70,7 +70,7 @@ function checkHistory(events: readonly SessionEvent[], every: number, tally: Tal
       view = null;
       return;
     }
-    const next = renderNext({ state: before, view: view ?? render(before) }, state);
+    const next = renderNext({ inputs: renderInputsOf(before), view: view ?? render(before) }, state);
     const full = render(state);
     tally.reused += 1;
     expect(canonicalJson(next)).toBe(canonicalJson(full));
@@ -105,7 +105,7 @@ describe('renderNext', () => {
     const before = evolve(evolve(initialSessionState(), started), submitted);
     const after = evolve(before, { type: 'JournalEventRecorded', data: { runId: 'r', seq: 1, event: 'token', payload: { text: 'He' }, createdAt: 3 } });
     expect(rendersSameTranscript(before, after)).toBe(true);
-    const view = renderNext({ state: before, view: render(before) }, after);
+    const view = renderNext({ inputs: renderInputsOf(before), view: render(before) }, after);
     expect(view.summary.lastActivityAt).toBe(3);
     expect(canonicalJson(view)).toBe(canonicalJson(render(after)));
   });

@@ -1,12 +1,34 @@
 import { findRun } from '../session-state/run-table.js';
 import { render } from './session.render.js';
-import type { SessionState } from '../session-state/session.state.js';
+import type { SessionState, StoredRun } from '../session-state/session.state.js';
 import { summarize } from './session.summary.js';
 import type { SessionView } from './session.view.js';
 
-/** A view together with the state it was rendered from. */
+/**
+ * What `render` reads of a state, by reference: the fields named below and the runs that carry an
+ * interruption. Enough to tell whether a later state renders the same transcript, without holding the state
+ * itself (its run journals, megabytes on a long streamed session) for as long as the view is kept.
+ */
+export interface RenderInputs {
+  readonly committed: SessionState['committed'];
+  readonly stateRows: SessionState['stateRows'];
+  readonly pending: SessionState['pending'];
+  readonly interruptedRuns: SessionState['interruptedRuns'];
+  readonly watermark: SessionState['watermark'];
+  readonly boundary: SessionState['boundary'];
+  readonly sessionId: SessionState['sessionId'];
+  /** The interrupted runs' entries in the run table, in the order of `interruptedRuns`. */
+  readonly interrupted: readonly (StoredRun | undefined)[];
+}
+
+export function renderInputsOf(state: SessionState): RenderInputs {
+  const { committed, stateRows, pending, interruptedRuns, watermark, boundary, sessionId } = state;
+  return { committed, stateRows, pending, interruptedRuns, watermark, boundary, sessionId, interrupted: interruptedRuns.map((runId) => findRun(state.runs, runId)) };
+}
+
+/** A view together with what it was rendered from. */
 export interface RenderedState {
-  readonly state: SessionState;
+  readonly inputs: RenderInputs;
   readonly view: SessionView;
 }
 
@@ -21,7 +43,7 @@ export interface RenderedState {
  * A state parsed from a snapshot shares no references with the one before it: also a full render, never a
  * wrong one.
  */
-export function rendersSameTranscript(before: SessionState, after: SessionState): boolean {
+export function rendersSameTranscript(before: SessionState | RenderInputs, after: SessionState): boolean {
   if (
     before.committed !== after.committed ||
     before.stateRows !== after.stateRows ||
@@ -33,11 +55,12 @@ export function rendersSameTranscript(before: SessionState, after: SessionState)
   ) {
     return false;
   }
-  if (before.runs === after.runs) return true;
-  for (const runId of after.interruptedRuns) {
-    if (findRun(before.runs, runId) !== findRun(after.runs, runId)) return false;
+  if ('runs' in before) {
+    if (before.runs === after.runs) return true;
+    return after.interruptedRuns.every((runId) => findRun(before.runs, runId) === findRun(after.runs, runId));
   }
-  return true;
+  // The same `interruptedRuns` array, so `interrupted` follows its order.
+  return after.interruptedRuns.every((runId, index) => before.interrupted[index] === findRun(after.runs, runId));
 }
 
 /**
@@ -47,8 +70,7 @@ export function rendersSameTranscript(before: SessionState, after: SessionState)
  */
 export function renderNext(previous: RenderedState | null | undefined, next: SessionState): SessionView {
   if (previous == null) return render(next);
-  if (previous.state === next) return previous.view;
-  if (!rendersSameTranscript(previous.state, next)) return render(next);
+  if (!rendersSameTranscript(previous.inputs, next)) return render(next);
   const { view } = previous;
   return { ...view, pendingTurn: next.pending, summary: summarize(next, view.display.length, view.markers) };
 }

@@ -48,8 +48,21 @@ export class ApiKeyGuard implements CanActivate {
     private readonly limiter: RateLimiter,
   ) {}
 
+  // Decorators are fixed once the app is built: each route's access is read from its metadata once
+  // (by controller, then handler: an inherited handler may sit under controllers that declare differently).
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  private readonly accessByRoute = new WeakMap<Function, WeakMap<Function, Access>>();
+
   canActivate(context: ExecutionContext): boolean {
-    const access = accessOf(this.reflector, context.getHandler(), context.getClass());
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.accessByRoute.get(controller);
+    if (byHandler === undefined) this.accessByRoute.set(controller, (byHandler = new WeakMap()));
+    let access = byHandler.get(handler);
+    if (access === undefined) {
+      access = accessOf(this.reflector, handler, controller);
+      byHandler.set(handler, access);
+    }
     if (access.public) return true;
     // Closed by default: a route that declares nothing is treated as admin-only, never as open.
     const scope: Scope = access.scope ?? 'admin';

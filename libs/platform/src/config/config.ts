@@ -30,7 +30,7 @@ const envSchema = z.object({
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
-  CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(96 * 1024 * 1024),
+  CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_CORS_ORIGINS: z.string().optional(),
 });
 
