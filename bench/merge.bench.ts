@@ -1,5 +1,4 @@
-import type { MessageRow } from '../libs/domain/src/messages/message-row.js';
-import { mergeSessionMessages } from '../libs/domain/src/merge/index.js';
+import { mergeSessionMessages, type MessageRow } from '../libs/domain/src/index.js';
 
 /**
  * Merge benchmark. Run by hand after a build: `node dist/bench/merge.bench.js`. The reference

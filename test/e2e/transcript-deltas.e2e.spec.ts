@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { chainRows, type MessageRow, type ToolCard, transcriptHashOf } from '#domain';
 
 /** The README's transcript hash, as a client computes it. */
-const hashOf = ({ messages, toolCards }: { messages: MessageRow[]; toolCards: ToolCard[] }) => transcriptHashOf(chainRows(messages), toolCards);
+const transcriptHashOfBody = ({ messages, toolCards }: { messages: MessageRow[]; toolCards: ToolCard[] }) => transcriptHashOf(chainRows(messages), toolCards);
 import { KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
 
@@ -48,7 +48,7 @@ describe('GET …/transcript?since=', () => {
     expect(delta.body).toMatchObject({ since: first.body.version, from: 3, version: first.body.version + 1 });
     expect(delta.body.messages).toEqual([expect.objectContaining({ content: 'one more' })]);
     const rebuilt = [...first.body.messages.slice(0, delta.body.from), ...delta.body.messages];
-    expect(hashOf({ messages: rebuilt, toolCards: delta.body.toolCards })).toBe(delta.body.hash);
+    expect(transcriptHashOfBody({ messages: rebuilt, toolCards: delta.body.toolCards })).toBe(delta.body.hash);
     expect(delta.body.markers).toEqual([]);
 
     const unknown = await read('/v1/sessions/delta-1/transcript?since=999');
@@ -148,7 +148,7 @@ describe('GET …/live?patches=1', () => {
       for (; applied < live.patches.length; applied += 1) {
         const patch = live.patches[applied]!;
         rows = [...rows.slice(0, patch.from), ...patch.messages];
-        expect(hashOf({ messages: rows, toolCards: patch.toolCards })).toBe(patch.hash);
+        expect(transcriptHashOfBody({ messages: rows, toolCards: patch.toolCards })).toBe(patch.hash);
       }
     };
     expect(live.patches[0]).toMatchObject({ from: 0 });

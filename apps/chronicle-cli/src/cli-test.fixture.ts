@@ -39,7 +39,7 @@ export async function runWith(env: NodeJS.ProcessEnv, argv: readonly string[], c
 export const runIn = (databaseUrl: string, argv: readonly string[], cwd?: string): Promise<CliRun> =>
   runWith({ DATABASE_URL: databaseUrl }, argv, cwd);
 
-const goldenDir = new URL('../../../libs/domain/src/projection/golden/', import.meta.url);
+const goldenDir = new URL('../../../libs/domain/src/session/golden/', import.meta.url);
 
 export const goldenNames = (): string[] =>
   readdirSync(goldenDir, { withFileTypes: true })

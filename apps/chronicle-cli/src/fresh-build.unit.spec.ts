@@ -46,7 +46,7 @@ describe('a build is stale', () => {
       'libs/domain/src/x.unit.spec.ts': 0,
       'libs/domain/src/y.d.ts': 0,
       'apps/admin-dashboard/vite.config.ts': 0,
-      'libs/domain/src/projection/golden/a/given.events.json': 0,
+      'libs/domain/src/session/golden/a/given.events.json': 0,
     });
     expect(staleSources(root)).toEqual([]);
   });

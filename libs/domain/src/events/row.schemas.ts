@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JournalEvent, Marker, MessageRow, ToolCard } from '../messages/message-row.js';
-import { ID_PATTERN } from '../session-stream.js';
+import { ID_PATTERN } from './session-stream.js';
 import { boundedJson, freeJsonArraySchema, freeJsonRecordSchema } from './free-json.schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { rowFromEmbeddedMessage } from './embedded-row.mapper.js';
 import { summarizeJournal } from './journal-summary.projection.js';
-import { ws } from './journal-text.helpers.js';
+import { ws } from '../text/whitespace.js';
 import type { GatewayErrorInput, GatewayErrorResult, JournalSummary } from './journal.types.js';
 import { findTurnStart } from './recovered-pending-row.factory.js';
 

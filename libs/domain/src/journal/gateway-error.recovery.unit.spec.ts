@@ -1,5 +1,6 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
-import { recoverGatewayTerminalError, type GatewayErrorInput, type PendingTurn } from './index.js';
+import { recoverGatewayTerminalError } from './gateway-error.recovery.js';
+import { type GatewayErrorInput, type PendingTurn } from './journal.types.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 
 const SID = 'sess-1';

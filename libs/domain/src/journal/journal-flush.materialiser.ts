@@ -1,6 +1,8 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { mirrorToContext } from './context-rows.projection.js';
-import { rowText, wholeSeconds, ws } from './journal-text.helpers.js';
+import { mirrorToContext } from '../context/context-rows.projection.js';
+import { wholeSeconds } from './journal-text.helpers.js';
+import { rowText } from '../messages/message-text.js';
+import { ws } from '../text/whitespace.js';
 import type { MaterialiseJournalInput, PendingTurn } from './journal.types.js';
 import { isCheckpointMatch } from './recovered-pending-row.factory.js';
 

@@ -1,5 +1,6 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
-import { materialiseJournal, type MaterialiseJournalInput } from './index.js';
+import { materialiseJournal } from './journal-output.materialiser.js';
+import { type MaterialiseJournalInput } from './journal.types.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';

@@ -1,5 +1,6 @@
 import type { JournalEvent } from '../messages/message-row.js';
-import { payloadText, ws } from './journal-text.helpers.js';
+import { payloadText } from './journal-text.helpers.js';
+import { ws } from '../text/whitespace.js';
 import type { JournalState, JournalSummary, SeqGap, TerminalState } from './journal.types.js';
 
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['done', 'stream_end', 'cancel', 'apperror', 'error']);

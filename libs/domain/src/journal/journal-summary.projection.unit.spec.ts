@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { eventTerminalState, summarizeJournal, type JournalSummary } from './index.js';
+import { eventTerminalState, summarizeJournal } from './journal-summary.projection.js';
+import { type JournalSummary } from './journal.types.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 
 const ev = journalEvents(1000);

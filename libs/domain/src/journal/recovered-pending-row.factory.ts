@@ -1,17 +1,8 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { comparisonJson } from '../canonical/comparison-json.js';
-import { rowText, ws } from './journal-text.helpers.js';
+import { rowText } from '../messages/message-text.js';
+import { DEFAULT_SOURCE, isSameCheckpoint, sourceOf } from '../messages/user-checkpoint.js';
+import { ws } from '../text/whitespace.js';
 import type { PendingTurn } from './journal.types.js';
-
-const DEFAULT_SOURCE = 'webui';
-
-function sourceOf(source: string | null | undefined): string {
-  return source ? source : DEFAULT_SOURCE;
-}
-
-function wholeSecondsOf(timestamp: number | null | undefined): number | null {
-  return typeof timestamp === 'number' && Number.isFinite(timestamp) ? Math.trunc(timestamp) : null;
-}
 
 /**
  * §4.4: the user row a recovery materialises from the pending turn. The checkpoint timestamp is
@@ -29,21 +20,6 @@ export function buildRecoveredPendingRow(pending: PendingTurn): MessageRow {
     ...(attachments.length > 0 ? { attachments: [...attachments] } : {}),
     ...(source !== DEFAULT_SOURCE ? { source } : {}),
   };
-}
-
-/**
- * Two user rows are the same checkpoint: ws-equal text, equal whole-second timestamps, same
- * source (missing = `webui`) and identical attachment lists (missing = none).
- */
-export function isSameCheckpoint(a: MessageRow, b: MessageRow): boolean {
-  return (
-    a.role === 'user' &&
-    b.role === 'user' &&
-    ws(rowText(a)) === ws(rowText(b)) &&
-    wholeSecondsOf(a.timestamp) === wholeSecondsOf(b.timestamp) &&
-    sourceOf(a.source) === sourceOf(b.source) &&
-    comparisonJson(a.attachments ?? []) === comparisonJson(b.attachments ?? [])
-  );
 }
 
 /** §4.3 "checkpoint match": the row is the pending turn's user row. */

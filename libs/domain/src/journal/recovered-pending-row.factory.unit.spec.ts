@@ -1,5 +1,6 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { buildRecoveredPendingRow, findTurnStart, isCheckpointMatch, type PendingTurn } from './index.js';
+import { buildRecoveredPendingRow, findTurnStart, isCheckpointMatch } from './recovered-pending-row.factory.js';
+import { type PendingTurn } from './journal.types.js';
 
 const pending: PendingTurn = {
   text: 'Describe the attached image',

@@ -1,6 +1,7 @@
 import type { JournalEvent, ToolCard } from '../messages/message-row.js';
 import { comparisonJson } from '../canonical/comparison-json.js';
-import { cutText, payloadText, ws } from './journal-text.helpers.js';
+import { cutText, payloadText } from './journal-text.helpers.js';
+import { ws } from '../text/whitespace.js';
 
 type Payload = JournalEvent['payload'];
 

@@ -1,4 +1,4 @@
-import { summariseToolArgs } from './index.js';
+import { summariseToolArgs } from './tool-card.factory.js';
 
 describe('recovered tool arguments', () => {
   it('keep the first 4 keys, strings as-is and other values as canonical JSON', () => {

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../events/session.events.js';
-import type { SessionCommand } from '../deciders/session.commands.js';
+import type { SessionCommand } from '../session/session.commands.js';
 import type { InterruptionCause, MessageRow, StateRow } from '../messages/message-row.js';
 
 /** Event and row builders for given/when/then tests of the projection and the decider. */

@@ -1,4 +1,4 @@
-import { V8_MAX_HASHED_LENGTH } from '../merge/text.map.js';
+import { V8_MAX_HASHED_LENGTH } from './text.map.js';
 
 /**
  * The reference's ws(x) (§2.1): whitespace runs collapsed to one space, trimmed. The one definition, used by

@@ -1,3 +1,0 @@
-export * from './canonical-json.js';
-export * from './hash.js';
-export * from './comparison-json.js';

@@ -1,0 +1,117 @@
+import type { SessionEvent } from '../events/session.events.js';
+import { carryProof } from '../fast-path/commit-fix.proof.js';
+import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
+import { Transient } from '../session-state/transient.js';
+import { insertJournalEvent } from '../journal/journal-chunks.js';
+import { storedRunOf, type SessionState } from '../session-state/session.state.js';
+import { upsertStateRow } from '../session-state/state-rows.js';
+import {
+  onTranscriptTruncated,
+  onTurnInterrupted,
+  onTurnRecoveredFromAgentStore,
+  onTurnSettled,
+} from './turn-decisions.evolve.js';
+
+/** Internal knobs of the fold; the default is what production uses. */
+export interface FoldOptions {
+  /**
+   * The reference path, for tests: every commit fix runs the full merge instead of skipping it when
+   * `fastFix` proves its result (fast-path/commit-fix.ts). Both paths give the same state.
+   */
+  readonly alwaysMerge?: boolean;
+}
+
+/** Folds events onto a state without touching it: parts it writes are copied once, then written in place. */
+export function evolveAll(state: SessionState, events: Iterable<SessionEvent>, options: FoldOptions = {}): SessionState {
+  const transient = new Transient(options.alwaysMerge ?? false);
+  const draft = transient.own(state);
+  carryProof(state, draft);
+  for (const event of events) applyEvent(transient, draft, event);
+  return draft;
+}
+
+/** One step of the fold. Pure: returns a new state. An unknown or out-of-place event changes nothing. */
+export const evolve = (state: SessionState, event: SessionEvent): SessionState => evolveAll(state, [event]);
+
+function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): void {
+  if (typeof event !== 'object' || event === null || typeof event.data !== 'object' || event.data === null) return;
+  switch (event.type) {
+    case 'SessionStarted': {
+      const { data } = event;
+      touch(draft, data.createdAt);
+      if (draft.sessionId !== null) return;
+      draft.sessionId = data.sessionId;
+      draft.title = data.title ?? null;
+      draft.parentSessionId = data.parentSessionId ?? null;
+      draft.createdAt = data.createdAt;
+      return;
+    }
+    case 'MessagesRecorded': {
+      const committed = transient.ownArray(draft.committed);
+      draft.committed = committed;
+      for (const row of event.data.rows) {
+        committed.push(row);
+        touch(draft, row.timestamp);
+        if (row.role === 'user') draft.watermark = advanceWatermark(draft.watermark, row.timestamp);
+      }
+      return;
+    }
+    case 'UserMessageSubmitted': {
+      const { data } = event;
+      touch(draft, data.submittedAt);
+      const known = storedRunOf(draft, data.runId)?.submitted === true;
+      // One pending turn at a time (the decider refuses a second); a repeated run id is the same turn.
+      if (known || draft.pending !== null) return;
+      draft.pending = {
+        runId: data.runId,
+        text: data.text,
+        attachments: data.attachments ?? [],
+        source: data.source ?? null,
+        submittedAt: data.submittedAt,
+      };
+      ownRun(transient, draft, data.runId).submitted = true;
+      draft.latestRunId = data.runId;
+      return;
+    }
+    case 'JournalEventRecorded': {
+      const { runId, seq, event: name, payload, createdAt } = event.data;
+      touch(draft, createdAt);
+      const run = ownRun(transient, draft, runId);
+      run.journal = insertJournalEvent(transient, run.journal, { seq, event: name, payload, createdAt });
+      return;
+    }
+    case 'StateRowsObserved': {
+      touch(draft, event.data.observedAt);
+      const rows = transient.ownArray(draft.stateRows);
+      const seen = transient.ownArray(draft.stateRowSeen);
+      draft.stateRows = rows;
+      draft.stateRowSeen = seen;
+      draft.observations += 1;
+      for (const row of event.data.rows) upsertStateRow(rows, seen, row, draft.observations);
+      return;
+    }
+    case 'SessionCompressed':
+      touch(draft, event.data.at);
+      draft.archived = true;
+      draft.childSessionId = event.data.childSessionId;
+      return;
+    case 'JournalRecoveryAbandoned': {
+      touch(draft, event.data.at);
+      const run = storedRunOf(draft, event.data.runId);
+      if (run?.interruption == null || run.interruption.abandoned) return;
+      const owned = ownRun(transient, draft, event.data.runId);
+      owned.interruption = { ...run.interruption, abandoned: true };
+      return;
+    }
+    case 'TurnSettled':
+      return onTurnSettled(transient, draft, event.data);
+    case 'TurnInterrupted':
+      return onTurnInterrupted(transient, draft, event.data);
+    case 'TurnRecoveredFromAgentStore':
+      return onTurnRecoveredFromAgentStore(transient, draft, event.data);
+    case 'TranscriptTruncated':
+      return onTranscriptTruncated(transient, draft, event.data);
+    default:
+      return;
+  }
+}
