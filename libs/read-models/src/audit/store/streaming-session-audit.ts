@@ -6,9 +6,13 @@ import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from '../deep-dif
 import { jsonEqual } from '../json-equal.js';
 import type { SessionAudit } from '../session-audit.js';
 
-/** What is stored about one session, read before its events (the served view is derived, as a cold replica serves it). */
+/**
+ * What is stored about one session, read before its events (the served view is derived, as a cold replica
+ * serves it). A snapshot's state is taken when the fold reaches its version, so a long session's snapshots (megabytes
+ * parsed) are not held while its events stream by.
+ */
 export interface StoredModels {
-  readonly snapshots: readonly { readonly version: number; readonly state: unknown }[];
+  readonly snapshots: readonly { readonly version: number; readonly state: () => unknown }[];
   readonly summary: { readonly version: number; readonly data: unknown } | null;
   readonly index: StoredIndexRow | null;
   readonly indexCaughtUp: boolean;
@@ -24,7 +28,7 @@ export class StreamingSessionAudit {
   private readonly chain = new ChainFollower();
   private readonly marks: number[];
   private readonly differences: Difference[] = [];
-  private readonly servedFrom: { readonly version: number; readonly state: unknown } | null;
+  private readonly servedFrom: StoredModels['snapshots'][number] | null;
   private state: SessionState = initialSessionState();
   private served: SessionState | null = null;
   private version = 0;
@@ -41,18 +45,19 @@ export class StreamingSessionAudit {
     this.servedFrom = snapshots.at(-1) ?? null;
     const versions = [...snapshots.map((s) => s.version), stored.summary?.version ?? -1, stored.index?.version ?? -1];
     this.marks = [...new Set(versions.filter(within))].sort((a, b) => a - b);
-    if (this.servedFrom?.version === 0) this.served = this.servedFrom.state as SessionState;
     this.compareAt(0);
   }
 
   /** The next events of the stream, in version order. */
   feed(events: readonly ChainLink[]): void {
     for (const event of events) this.chain.push(event);
+    // A link is a `{ type, data }` with more fields: the fold reads only those two.
+    const folded = events as unknown as readonly SessionEvent[];
     let from = 0;
     while (from < events.length && this.failure === null) {
       const mark = this.marks.find((m) => m > this.version);
       const to = mark === undefined ? events.length : Math.min(events.length, from + mark - this.version);
-      this.advance(events.slice(from, to).map((e) => ({ type: e.type, data: e.data }) as SessionEvent));
+      this.advance(from === 0 && to === events.length ? folded : folded.slice(from, to));
       from = to;
       this.compareAt(this.version);
     }
@@ -68,7 +73,7 @@ export class StreamingSessionAudit {
     }
     let servedView: SessionView = replayed;
     if (this.served !== null) {
-      servedView = this.safely(() => render(this.served as SessionState)) ?? replayed;
+      servedView = this.safely(() => render(this.served as SessionState), 'view') ?? replayed;
       this.diff(servedView, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
@@ -95,19 +100,21 @@ export class StreamingSessionAudit {
   private compareAt(version: number): void {
     if (this.failure !== null || !this.marks.includes(version)) return;
     for (const snapshot of this.stored.snapshots) {
-      if (snapshot.version === version) this.diff(snapshot.state, this.state, `snapshot@${version}`);
+      if (snapshot.version !== version) continue;
+      const state = this.safely(snapshot.state, `snapshot@${version}`);
+      if (state !== null) this.diff(state, this.state, `snapshot@${version}`);
+      if (snapshot === this.servedFrom) this.served = state as SessionState | null;
     }
-    if (this.servedFrom?.version === version) this.served = this.servedFrom.state as SessionState;
     const { summary, index } = this.stored;
     if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
     if (index?.version === version) this.diff(index, indexRowOf(render(this.state), version), 'index');
   }
 
-  private safely<T>(work: () => T): T | null {
+  private safely<T>(work: () => T, path: string): T | null {
     try {
       return work();
     } catch (error) {
-      this.add([{ path: 'view', stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
+      this.add([{ path, stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
       return null;
     }
   }
