@@ -19,19 +19,30 @@ export interface StoredModels {
 }
 
 /**
+ * Where an audit resumes instead of folding from the start: a fold state at `version` known to be the pure
+ * fold of the events up to it (a stored snapshot an earlier audit verified), and the chain hash at that version.
+ * Events at or before it are neither re-hashed nor folded; stored models written at or before it are not compared.
+ */
+export interface AuditResumePoint {
+  readonly version: number;
+  readonly lastHash: string;
+  readonly state: SessionState;
+}
+
+/**
  * One session audited as its events stream by, page after page: the chain is followed link by link, the fold
  * advances, and each stored model is compared when the fold reaches the version it was written at. Memory holds
  * the fold state, never the events. The served view is what a cold replica answers: the newest snapshot plus
  * the tail folded on it (a second fold that starts at that snapshot).
  */
 export class StreamingSessionAudit {
-  private readonly chain = new ChainFollower();
+  private readonly chain: ChainFollower;
   private readonly marks: number[];
   private readonly differences: Difference[] = [];
   private readonly servedFrom: StoredModels['snapshots'][number] | null;
-  private state: SessionState = initialSessionState();
+  private state: SessionState;
   private served: SessionState | null = null;
-  private version = 0;
+  private version: number;
   private failure: string | null = null;
 
   constructor(
@@ -39,13 +50,22 @@ export class StreamingSessionAudit {
     private readonly head: StreamHeadLink,
     private readonly stored: StoredModels,
     private readonly limit = DEFAULT_DIFFERENCE_LIMIT,
+    from?: AuditResumePoint,
   ) {
-    const within = (v: number) => v >= 0 && v <= head.version;
+    this.chain = new ChainFollower(from);
+    this.state = from?.state ?? initialSessionState();
+    this.version = from?.version ?? 0;
+    const within = (v: number) => v >= (from ? from.version + 1 : 0) && v <= head.version;
     const snapshots = stored.snapshots.filter((s) => within(s.version));
     this.servedFrom = snapshots.at(-1) ?? null;
     const versions = [...snapshots.map((s) => s.version), stored.summary?.version ?? -1, stored.index?.version ?? -1];
     this.marks = [...new Set(versions.filter(within))].sort((a, b) => a - b);
-    this.compareAt(0);
+    this.compareAt(this.version);
+  }
+
+  /** The replayed fold state so far (the pure fold of the events fed). */
+  get replayedState(): SessionState {
+    return this.state;
   }
 
   /** The next events of the stream, in version order. */
@@ -63,7 +83,11 @@ export class StreamingSessionAudit {
     }
   }
 
-  finish(): SessionAudit {
+  /**
+   * The verdict once every event up to the head was fed. `servedView`: the view this process serves at the head,
+   * compared instead of the cold replica's (null: it says the session does not exist).
+   */
+  finish(servedView?: SessionView | null): SessionAudit {
     const chain = this.chain.verdict(this.head);
     if (this.failure !== null) return this.result(chain, '', '', [{ path: 'replay', stored: undefined, replayed: `failed: ${this.failure}` }]);
     const replayed = render(this.state);
@@ -71,13 +95,16 @@ export class StreamingSessionAudit {
     if (this.stored.indexCaughtUp && (index === null || index.version < this.version)) {
       this.add([{ path: 'index.version', stored: index?.version, replayed: this.version }]);
     }
-    let servedView: SessionView = replayed;
-    if (this.served !== null) {
-      servedView = this.safely(() => render(this.served as SessionState), 'view') ?? replayed;
-      this.diff(servedView, replayed, 'view');
+    let served: SessionView = replayed;
+    if (servedView !== undefined) {
+      if (servedView === null) this.add([{ path: 'view', stored: undefined, replayed: `a view at version ${this.version}` }]);
+      else this.diff((served = servedView), replayed, 'view');
+    } else if (this.served !== null) {
+      served = this.safely(() => render(this.served as SessionState), 'view') ?? replayed;
+      this.diff(served, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
-    const storedHash = servedView === replayed ? replayedHash : renderTranscript(servedView, 'display').hash;
+    const storedHash = servedView === null ? '' : served === replayed ? replayedHash : renderTranscript(served, 'display').hash;
     return this.result(chain, storedHash, replayedHash, this.differences);
   }
 
