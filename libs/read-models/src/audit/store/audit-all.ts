@@ -23,9 +23,9 @@ export interface AuditProgress {
 export interface AuditAllOptions {
   /** Stream heads read per keyset page (default 1000). */
   readonly pageSize?: number;
-  /** Events per batch handed to a fold lane, and per page of a long stream (default 10,000). */
+  /** Events per batch handed to a fold lane, and per page of a long stream (default 5,000). */
   readonly batchEvents?: number;
-  /** Worker threads that fold and compare (0 = on the reading thread); default: a core each beyond this one. */
+  /** Worker threads that fold and compare (0 = on the reading thread); default: one per core beyond this one's, at least one. */
   readonly workers?: number;
   /** Only sessions whose stream changed at or after this time. */
   readonly since?: Date;
@@ -57,7 +57,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const since = options.since ?? null;
-  const batchEvents = options.batchEvents ?? 10_000;
+  const batchEvents = options.batchEvents ?? 5_000;
   const totals = await countStreams(deps.pool, since);
   const lanes = openLanes(options.workers ?? defaultWorkerCount());
   const mismatches: SessionAudit[] = [];
