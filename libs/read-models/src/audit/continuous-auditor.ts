@@ -14,7 +14,7 @@ export interface ContinuousAuditorOptions extends IncrementalAuditOptions {
   readonly eventsPerPass?: number;
   /**
    * Events replayed per pass at most (the sum of what each verified session replays: its events after the
-   * snapshot it resumes from, all of them when audited in full, plus a sixteenth of its length for rendering and
+   * snapshot it resumes from, all of them when audited in full, plus a quarter of its length for rendering and
    * comparing its view), so on long streaming sessions the session count alone does not bound the work. The first session of a pass is always verified, so the auditor never stalls.
    */
   readonly replayBudget?: number;
