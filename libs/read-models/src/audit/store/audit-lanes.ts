@@ -14,8 +14,8 @@ export interface AuditLane {
 const WORKER_URL = new URL('./audit.worker.js', import.meta.url);
 
 /**
- * A worker thread per core but one by default: this thread reads (waiting on PostgreSQL, whose backend needs a
- * core's share as well) while the workers fold and compare. Measured on 2 cores beside other work, one worker
+ * A worker thread per core beyond this one's, at least one: this thread reads (waiting on PostgreSQL, whose
+ * backend needs a core's share as well) while the workers fold and compare. Measured on 2 cores beside other work, one worker
  * audits as fast as two and its process peaks ~50 MB lower (each worker is a V8 isolate with heaps of its own).
  * Where the compiled worker is absent (the sources run under a test runner) the batches are folded on this
  * thread, between reads.
