@@ -4,7 +4,7 @@ import pg from 'pg';
 import { evolveAll, initialSessionState, toSessionStreamId, type SessionEvent, type SessionState } from '../libs/domain/src/index.js';
 import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations } from '../libs/platform/src/index.js';
-import { auditAll, sessionSummaryProjection, SnapshotStore } from '../libs/read-models/src/index.js';
+import { sessionSummaryProjection, SnapshotStore } from '../libs/read-models/src/index.js';
 import { startBenchCluster } from './bench-postgres.js';
 import { runAsScript } from './run-as-script.js';
 
@@ -13,8 +13,9 @@ import { runAsScript } from './run-as-script.js';
  * store shapes through the PostgreSQL event store (real hash chains, the inline summary row; the two newest
  * snapshots written as the service keeps them): 1,000 sessions × 200 events and 100 sessions × 10,000 events,
  * turns of a submission, a streamed journal (a tool call, tokens, `done`), a settle and the agent store's copy.
- * Each shape is audited by a fresh child process (`auditAll`, default workers), which reports its events/s and
- * its peak RSS. `npm run bench` may call `runAuditBench(url)`.
+ * Each shape is audited by a fresh child process (`audit-child.ts`: `auditAll`, default workers, or
+ * BENCH_AUDIT_WORKERS), which reports its events/s, CPU and peak RSS; BENCH_AUDIT_RUNS audits per shape
+ * (default 1). `npm run bench` calls `runAuditBench(url)`.
  */
 const T0 = 1_790_000_000;
 const TOKENS_PER_TURN = 40;
@@ -82,10 +83,10 @@ export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: nu
   for (let n = 0; n < sessions; n += 8) await Promise.all(Array.from({ length: Math.min(8, sessions - n) }, (_, i) => one(n + i)));
 }
 
-/** The audit in a process of its own, so its peak RSS is the audit's alone. */
+/** The audit in a process of its own (`audit-child.ts`), so its peak RSS is the audit's alone. */
 function auditInChild(url: string): Promise<{ events: number; seconds: number; cpuSeconds: number; peakRssMb: number; mismatches: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--audit-child'], {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./audit-child.js', import.meta.url))], {
       env: { ...process.env, DATABASE_URL: url },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -96,21 +97,8 @@ function auditInChild(url: string): Promise<{ events: number; seconds: number; c
   });
 }
 
-async function auditChild(url: string): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 6 });
-  try {
-    const report = await auditAll({ pool });
-    const usage = process.resourceUsage();
-    const peakRssMb = usage.maxRSS / 1024;
-    const cpuSeconds = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
-    const { eventsReplayed: events, seconds, mismatches } = report;
-    process.stdout.write(JSON.stringify({ events, seconds, cpuSeconds, peakRssMb, mismatches: mismatches.length }));
-  } finally {
-    await pool.end();
-  }
-}
-
-export async function runAuditBench(url: string): Promise<AuditBenchFigure[]> {
+/** `runs` audits per shape, one after another on the same seeded store (a figure each). */
+export async function runAuditBench(url: string, runs = 1): Promise<AuditBenchFigure[]> {
   await runMigrations(url);
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   const figures: AuditBenchFigure[] = [];
@@ -121,8 +109,10 @@ export async function runAuditBench(url: string): Promise<AuditBenchFigure[]> {
       await seedAuditStore(pool, 'audit-bench', sessions, eachEvents);
       await pool.query('VACUUM ANALYZE');
       console.error(`audit bench: seeded ${shape} in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-      const r = await auditInChild(url);
-      figures.push({ shape, sessions, ...r, eventsPerSecond: Math.round(r.events / r.seconds) });
+      for (let run = 0; run < runs; run += 1) {
+        const r = await auditInChild(url);
+        figures.push({ shape, sessions, ...r, eventsPerSecond: Math.round(r.events / r.seconds) });
+      }
     }
   } finally {
     await pool.end();
@@ -131,11 +121,10 @@ export async function runAuditBench(url: string): Promise<AuditBenchFigure[]> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--audit-child')) return auditChild(process.env.DATABASE_URL as string);
   const cluster = process.env.DATABASE_URL ? null : await startBenchCluster();
   try {
     const url = process.env.DATABASE_URL ?? (await (cluster as NonNullable<typeof cluster>).createDatabase('audit_bench'));
-    const figures = await runAuditBench(url);
+    const figures = await runAuditBench(url, Number(process.env.BENCH_AUDIT_RUNS ?? 1));
     console.log('| store | events | seconds | events/s | audit CPU s | events per CPU s | peak RSS (MB) | mismatches |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const f of figures) {

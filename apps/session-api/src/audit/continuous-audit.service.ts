@@ -9,8 +9,9 @@ import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 /**
  * Runs the continuous auditor every CHRONICLE_AUDIT_INTERVAL_MS (off by default): each pass re-verifies at
  * most CHRONICLE_AUDIT_SESSIONS_PER_PASS sessions that changed since its checkpoint, replaying at most
- * CHRONICLE_AUDIT_REPLAY_BUDGET events (a session is verified whole). A mismatch is logged with
- * the session and version and counted; passes never overlap.
+ * CHRONICLE_AUDIT_REPLAY_BUDGET events (a session resumes from the newest snapshot an earlier pass verified,
+ * and is verified whole the first time, after a mismatch and every ten minutes of activity). A mismatch is
+ * logged with the session and version and counted; passes never overlap.
  */
 @Injectable()
 export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleDestroy {

@@ -39,9 +39,15 @@ export function fastLinkHash(previous: string, event: ChainLink): string | null 
  * version, and an edit that also rewrote that event's hash breaks at the next one.
  */
 export class ChainFollower {
-  private previous = '';
-  private count = 0;
+  private previous: string;
+  private count: number;
   private brokenAt: number | null = null;
+
+  /** From the stream's start, or from a link already verified (its version and hash): the next must follow it. */
+  constructor(from?: StreamHeadLink) {
+    this.previous = from?.lastHash ?? '';
+    this.count = from?.version ?? 0;
+  }
 
   push(event: ChainLink): void {
     this.count += 1;

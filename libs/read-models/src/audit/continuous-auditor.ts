@@ -1,20 +1,21 @@
-import { fromSessionStreamId, toSessionStreamId } from '#domain';
+import { fromSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { eventsPast, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
-import { type AuditDeps, auditSession, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
+import { type IncrementalAuditOptions, IncrementalSessionAudits } from './incremental-session-audit.js';
+import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 
 /** Its checkpoint in `projection_checkpoints`: the events whose sessions it has verified since. */
 export const CONTINUOUS_AUDIT = 'continuous_audit';
 
-export interface ContinuousAuditorOptions {
+export interface ContinuousAuditorOptions extends IncrementalAuditOptions {
   /** Sessions verified per pass at most (the bound on its work per interval). */
   readonly sessionsPerPass: number;
   /** Positions (events past the checkpoint) looked at per pass at most. */
   readonly eventsPerPass?: number;
   /**
-   * Events replayed per pass at most (the sum of the verified sessions' lengths): a session is audited whole,
-   * so on long streaming sessions the session count alone does not bound the work. The first session of a
-   * pass is always verified, whatever its length, so the auditor never stalls.
+   * Events replayed per pass at most (the sum of what each verified session replays: its events after the
+   * snapshot it resumes from, all of them when audited in full, plus a quarter of its length for rendering and
+   * comparing its view), so on long streaming sessions the session count alone does not bound the work. The first session of a pass is always verified, so the auditor never stalls.
    */
   readonly replayBudget?: number;
   readonly onVerified?: (audit: SessionAudit) => void;
@@ -24,15 +25,21 @@ export interface ContinuousAuditorOptions {
 
 /**
  * Re-verifies, a bounded amount per pass, every session that changed since its checkpoint: the events past the
- * checkpoint (commit-safe order, as the projector reads them) name the sessions; each is audited at its head
- * (hash chain, every stored read model against a pure replay, `auditSession`); the checkpoint then moves past
- * the events of the sessions verified. A session cut off by the bound is verified first in the next pass.
+ * checkpoint (commit-safe order, as the projector reads them) name the sessions; each is audited at its head,
+ * incrementally (`IncrementalSessionAudits`: the chain from the newest snapshot it verified before, the fold
+ * resumed from that snapshot, every stored model written after it and the served view against the replay;
+ * in full the first time, after a mismatch, and every `fullEveryMs`); the checkpoint then moves past the events
+ * of the sessions verified. A session cut off by the bound is verified first in the next pass.
  */
 export class ContinuousAuditor {
+  private readonly audits: IncrementalSessionAudits;
+
   constructor(
     private readonly deps: AuditDeps & { readonly store: EventStore },
     private readonly options: ContinuousAuditorOptions,
-  ) {}
+  ) {
+    this.audits = new IncrementalSessionAudits(deps, options);
+  }
 
   async pass(): Promise<SessionAudit[]> {
     const { pool, store } = this.deps;
@@ -52,7 +59,7 @@ export class ContinuousAuditor {
     const audits: SessionAudit[] = [];
     let replayed = 0;
     for (const [index, sessionId] of sessions.entries()) {
-      const length = (await store.head(toSessionStreamId(sessionId)))?.version ?? 0;
+      const length = await this.audits.plan(sessionId);
       if (index > 0 && replayed + length > (this.options.replayBudget ?? Number.POSITIVE_INFINITY)) {
         // Over the budget: this session and the rest wait for the next pass (the checkpoint stops before them).
         covered = positions.findIndex((position) => fromSessionStreamId(position.streamId) === sessionId);
@@ -60,7 +67,7 @@ export class ContinuousAuditor {
       }
       replayed += length;
       try {
-        const audit = await auditSession(this.deps, sessionId);
+        const { audit } = await this.audits.audit(sessionId);
         audits.push(audit);
         this.options.onVerified?.(audit);
       } catch (error) {

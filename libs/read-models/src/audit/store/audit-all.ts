@@ -23,9 +23,9 @@ export interface AuditProgress {
 export interface AuditAllOptions {
   /** Stream heads read per keyset page (default 1000). */
   readonly pageSize?: number;
-  /** Events per batch handed to a fold lane, and per page of a long stream (default 10,000). */
+  /** Events per batch handed to a fold lane, and per page of a long stream (default 5,000). */
   readonly batchEvents?: number;
-  /** Worker threads that fold and compare (0 = on the reading thread); default: a core each beyond this one. */
+  /** Worker threads that fold and compare (0 = on the reading thread); default: one per core beyond this one's, at least one. */
   readonly workers?: number;
   /** Only sessions whose stream changed at or after this time. */
   readonly since?: Date;
@@ -57,7 +57,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const since = options.since ?? null;
-  const batchEvents = options.batchEvents ?? 10_000;
+  const batchEvents = options.batchEvents ?? 5_000;
   const totals = await countStreams(deps.pool, since);
   const lanes = openLanes(options.workers ?? defaultWorkerCount());
   const mismatches: SessionAudit[] = [];
@@ -67,10 +67,10 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   let batchId = 0;
   let failure: unknown = null;
 
-  const submit = async (lane: AuditLane, parts: StreamPart[]) => {
+  const submit = async (lane: AuditLane, parts: StreamPart[], events: string) => {
     while (lane.inFlight >= QUEUE_PER_LANE && failure === null) await Promise.race(pending);
     if (failure !== null) throw failure;
-    const job = lane.run({ id: (batchId += 1), parts }).then((result) => {
+    const job = lane.run({ id: (batchId += 1), parts, events }).then((result) => {
       eventsReplayed += result.events;
       for (const audit of result.audits) {
         sessions += 1;
@@ -118,7 +118,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   return { sessions, mismatches, eventsReplayed, seconds: seconds() };
 }
 
-type Submit = (lane: AuditLane, parts: StreamPart[]) => Promise<void>;
+type Submit = (lane: AuditLane, parts: StreamPart[], events: string) => Promise<void>;
 
 /** Short streams go together, a batch at a time, to the least busy lane; a long one goes page by page to one lane. */
 async function auditPage(
@@ -138,12 +138,11 @@ async function auditPage(
   let groupEvents = 0;
   const flush = async () => {
     if (group.length === 0) return;
-    const stored = await readStoredModels(pool, group);
-    const events = await readStreams(pool, group);
-    const parts = group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), ...(events.get(h.streamId) as object), end: true }));
+    const [stored, events] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group)]);
+    const parts = group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true }));
     group = [];
     groupEvents = 0;
-    await submit(leastBusy(lanes), parts as StreamPart[]);
+    await submit(leastBusy(lanes), parts, events.text);
   };
   for (const head of heads) {
     if (cancelled?.()) return;
@@ -158,9 +157,9 @@ async function auditPage(
     const stored = await readStoredModels(pool, [head]);
     for (let done = 0, first = true; first || done < head.version; first = false) {
       const page = await readStreamPage(pool, head.streamId, done, head.version, batchEvents);
-      const last = page.versions.length === 0 ? head.version : page.versions[page.versions.length - 1];
-      const end = page.versions.length < batchEvents || last >= head.version;
-      await submit(lane, [{ sessionId: head.sessionId, ...(first ? { begin: beginOf(head, stored) } : {}), ...page, end }]);
+      const last = page.count === 0 ? head.version : page.last;
+      const end = page.count < batchEvents || last >= head.version;
+      await submit(lane, [{ sessionId: head.sessionId, ...(first ? { begin: beginOf(head, stored) } : {}), end }], page.text);
       if (end) break;
       done = last;
     }

@@ -1,10 +1,11 @@
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
+import type { ChainLink } from '../chain-verification.js';
 import type { SessionAudit } from '../session-audit.js';
 import { StreamingSessionAudit } from './streaming-session-audit.js';
 
 /**
- * One stream's events in a batch, as text from the database: JSON is parsed where it is folded (a worker),
- * not on the thread that reads. A stream longer than a batch comes in several parts, the first with `begin`.
+ * One stream's share of a batch. A stream longer than a batch comes in several parts, the first with `begin`
+ * (stored models as text: parsed by the worker, a snapshot only when the fold reaches its version).
  */
 export interface StreamPart {
   readonly sessionId: string;
@@ -15,16 +16,14 @@ export interface StreamPart {
     readonly index: StoredIndexRow | null;
     readonly indexCaughtUp: boolean;
   };
-  readonly versions: readonly number[];
-  readonly types: readonly string[];
-  readonly datas: readonly string[];
-  readonly hashes: readonly string[];
   readonly end: boolean;
 }
 
+/** Parts and their events as one packed text (`store-audit.reader.ts`): a line's first field is its part, from 1. */
 export interface AuditBatch {
   readonly id: number;
   readonly parts: readonly StreamPart[];
+  readonly events: string;
 }
 
 export interface BatchResult {
@@ -35,27 +34,88 @@ export interface BatchResult {
   readonly audits: readonly SessionAudit[];
 }
 
+const FEED_LINKS = 256;
+
 /** Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. */
 export class AuditBatchProcessor {
   private readonly open = new Map<string, StreamingSessionAudit>();
+  /** `to_json(type)` → the type (a handful of event types). */
+  private readonly types = new Map<string, string>();
 
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
+    const text = batch.events;
     let events = 0;
-    for (const part of batch.parts) {
-      const audit = this.auditOf(part);
-      const links = new Array(part.versions.length);
-      for (let i = 0; i < links.length; i += 1) {
-        links[i] = { version: part.versions[i], type: part.types[i], data: JSON.parse(part.datas[i]), hash: part.hashes[i] };
-      }
+    let part = -1;
+    let audit: StreamingSessionAudit | null = null;
+    let links: ChainLink[] = [];
+    // Fed a few hundred links at a time: what a link holds dies young (a scavenge), not after the whole batch.
+    const finishPart = () => {
+      if (audit === null) return;
       audit.feed(links);
-      events += links.length;
-      if (part.end) {
-        this.open.delete(part.sessionId);
+      links = [];
+      const done = batch.parts[part];
+      if (done.end) {
+        this.open.delete(done.sessionId);
         audits.push(audit.finish());
       }
+    };
+    // Finishes the open part, then each part without lines before `next`, and opens `next` (none past the last).
+    const openPart = (next: number) => {
+      finishPart();
+      for (part += 1; part < next; part += 1) {
+        audit = this.auditOf(batch.parts[part]);
+        finishPart();
+      }
+      audit = part < batch.parts.length ? this.auditOf(batch.parts[part]) : null;
+    };
+    for (let at = 0; at < text.length; ) {
+      let end = text.indexOf('\n', at);
+      if (end < 0) end = text.length;
+      const linePart = this.decode(text, at, end, batch.parts.length);
+      if (linePart !== part) {
+        if (linePart < part) throw new Error('audit: packed lines out of part order');
+        openPart(linePart);
+      }
+      links.push(this.link(text, at, end));
+      if (links.length === FEED_LINKS) {
+        (audit as StreamingSessionAudit | null)?.feed(links);
+        links = [];
+      }
+      events += 1;
+      at = end + 1;
     }
+    openPart(batch.parts.length);
     return { id: batch.id, events, audits };
+  }
+
+  /** The line's part (0-based). */
+  private decode(text: string, at: number, end: number, parts: number): number {
+    const tab = text.indexOf('\t', at);
+    const part = Number(text.slice(at, tab)) - 1;
+    if (!(part >= 0 && part < parts) || tab > end) throw new Error('audit: a packed line names no part of its batch');
+    return part;
+  }
+
+  private link(text: string, at: number, end: number): ChainLink {
+    const t1 = text.indexOf('\t', at) + 1;
+    const t2 = text.indexOf('\t', t1) + 1;
+    const t3 = text.indexOf('\t', t2) + 1;
+    const t4 = text.indexOf('\t', t3) + 1;
+    const version = Number(text.slice(t1, t2 - 1));
+    const hash = text.slice(t2, t3 - 1);
+    const type = this.typeOf(text.slice(t3, t4 - 1));
+    const dataText = text.slice(t4, end);
+    return { version, type, data: JSON.parse(dataText) as unknown, hash };
+  }
+
+  private typeOf(json: string): string {
+    let type = this.types.get(json);
+    if (type === undefined) {
+      type = JSON.parse(json) as string;
+      this.types.set(json, type);
+    }
+    return type;
   }
 
   private auditOf(part: StreamPart): StreamingSessionAudit {
@@ -66,7 +126,7 @@ export class AuditBatchProcessor {
       return open;
     }
     const audit = new StreamingSessionAudit(part.sessionId, begin.head, {
-      snapshots: begin.snapshots.map((s) => ({ version: s.version, state: JSON.parse(s.state) as unknown })),
+      snapshots: begin.snapshots.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })),
       summary: begin.summary && { version: begin.summary.version, data: JSON.parse(begin.summary.data) as unknown },
       index: begin.index,
       indexCaughtUp: begin.indexCaughtUp,

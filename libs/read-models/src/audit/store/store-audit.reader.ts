@@ -90,49 +90,49 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
   return stored;
 }
 
-export interface EventColumns {
-  readonly versions: number[];
-  readonly types: string[];
-  readonly datas: string[];
-  readonly hashes: string[];
+/**
+ * Events as one text per read: a line per event, `part⇥version⇥hash⇥type as JSON⇥data as jsonb text`, in part
+ * and version order (PostgreSQL builds it; jsonb text and JSON strings hold no raw tab or newline). One value
+ * instead of five per event: the reading thread decodes one string, and a worker receives it as one copy.
+ */
+export interface PackedEvents {
+  readonly text: string;
+  readonly count: number;
+  /** The last version read (0 when none). */
+  readonly last: number;
 }
 
-/** Every event of these (short) streams up to their heads, grouped by stream. */
-export async function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<Map<string, EventColumns>> {
+const LINE = `e.version || E'\\t' || e.hash || E'\\t' || to_json(e.type)::text || E'\\t' || e.data::text`;
+
+async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
+  // string_agg keeps its input's order: the subquery's ORDER BY (a line out of order would break the chain check).
   const result = await pool.query({
-    text: `SELECT e.stream_id, e.version::int, e.type, e.data::text, e.hash
-             FROM unnest($1::text[], $2::bigint[]) AS h(s, v)
-             JOIN events e ON e.stream_id = h.s AND e.version <= h.v
-            ORDER BY e.stream_id, e.version`,
-    values: columns(heads),
+    text: `SELECT coalesce(string_agg(line, E'\\n'), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
+    values,
     rowMode: 'array',
   });
-  const out = new Map<string, EventColumns>();
-  for (const h of heads) out.set(h.streamId, { versions: [], types: [], datas: [], hashes: [] });
-  for (const [s, version, type, data, hash] of result.rows) {
-    const c = out.get(s) as EventColumns;
-    c.versions.push(version);
-    c.types.push(type);
-    c.datas.push(data);
-    c.hashes.push(hash);
-  }
-  return out;
+  const [packedText, count, last] = result.rows[0];
+  return { text: packedText, count, last };
 }
 
-/** One keyset page of a long stream: versions after `after`, up to `to`. */
-export async function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<EventColumns> {
-  const result = await pool.query({
-    text: `SELECT version::int, type, data::text, hash FROM events
-            WHERE stream_id = $1 AND version > $2 AND version <= $3 ORDER BY version LIMIT $4`,
-    values: [streamId, after, to, limit],
-    rowMode: 'array',
-  });
-  const c: EventColumns = { versions: [], types: [], datas: [], hashes: [] };
-  for (const [version, type, data, hash] of result.rows) {
-    c.versions.push(version);
-    c.types.push(type);
-    c.datas.push(data);
-    c.hashes.push(hash);
-  }
-  return c;
+/** Every event of these (short) streams up to their heads; part i is heads[i - 1]. */
+export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<PackedEvents> {
+  return packed(
+    pool,
+    `SELECT h.i || E'\\t' || ${LINE} AS line, e.version AS v
+       FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS h(s, v, i)
+       JOIN events e ON e.stream_id = h.s AND e.version <= h.v
+      ORDER BY h.i, e.version`,
+    columns(heads),
+  );
+}
+
+/** One keyset page of a long stream (part 1): versions after `after`, up to `to`. */
+export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
+  return packed(
+    pool,
+    `SELECT '1' || E'\\t' || ${LINE} AS line, e.version AS v FROM events e
+      WHERE e.stream_id = $1 AND e.version > $2 AND e.version <= $3 ORDER BY e.version LIMIT $4`,
+    [streamId, after, to, limit],
+  );
 }

@@ -6,12 +6,27 @@ import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from '../deep-dif
 import { jsonEqual } from '../json-equal.js';
 import type { SessionAudit } from '../session-audit.js';
 
-/** What is stored about one session, read before its events (the served view is derived, as a cold replica serves it). */
+/**
+ * What is stored about one session, read before its events (the served view is derived, as a cold replica
+ * serves it). A snapshot's state is taken when the fold reaches its version, so a long session's snapshots (megabytes
+ * parsed) are not held while its events stream by.
+ */
 export interface StoredModels {
-  readonly snapshots: readonly { readonly version: number; readonly state: unknown }[];
+  readonly snapshots: readonly { readonly version: number; readonly state: () => unknown }[];
   readonly summary: { readonly version: number; readonly data: unknown } | null;
   readonly index: StoredIndexRow | null;
   readonly indexCaughtUp: boolean;
+}
+
+/**
+ * Where an audit resumes instead of folding from the start: a fold state at `version` known to be the pure
+ * fold of the events up to it (a stored snapshot an earlier audit verified), and the chain hash at that version.
+ * Events at or before it are neither re-hashed nor folded; stored models written at or before it are not compared.
+ */
+export interface AuditResumePoint {
+  readonly version: number;
+  readonly lastHash: string;
+  readonly state: SessionState;
 }
 
 /**
@@ -21,13 +36,13 @@ export interface StoredModels {
  * the tail folded on it (a second fold that starts at that snapshot).
  */
 export class StreamingSessionAudit {
-  private readonly chain = new ChainFollower();
+  private readonly chain: ChainFollower;
   private readonly marks: number[];
   private readonly differences: Difference[] = [];
-  private readonly servedFrom: { readonly version: number; readonly state: unknown } | null;
-  private state: SessionState = initialSessionState();
+  private readonly servedFrom: StoredModels['snapshots'][number] | null;
+  private state: SessionState;
   private served: SessionState | null = null;
-  private version = 0;
+  private version: number;
   private failure: string | null = null;
 
   constructor(
@@ -35,30 +50,44 @@ export class StreamingSessionAudit {
     private readonly head: StreamHeadLink,
     private readonly stored: StoredModels,
     private readonly limit = DEFAULT_DIFFERENCE_LIMIT,
+    from?: AuditResumePoint,
   ) {
-    const within = (v: number) => v >= 0 && v <= head.version;
+    this.chain = new ChainFollower(from);
+    this.state = from?.state ?? initialSessionState();
+    this.version = from?.version ?? 0;
+    const within = (v: number) => v >= (from ? from.version + 1 : 0) && v <= head.version;
     const snapshots = stored.snapshots.filter((s) => within(s.version));
     this.servedFrom = snapshots.at(-1) ?? null;
     const versions = [...snapshots.map((s) => s.version), stored.summary?.version ?? -1, stored.index?.version ?? -1];
     this.marks = [...new Set(versions.filter(within))].sort((a, b) => a - b);
-    if (this.servedFrom?.version === 0) this.served = this.servedFrom.state as SessionState;
-    this.compareAt(0);
+    this.compareAt(this.version);
+  }
+
+  /** The replayed fold state so far (the pure fold of the events fed). */
+  get replayedState(): SessionState {
+    return this.state;
   }
 
   /** The next events of the stream, in version order. */
   feed(events: readonly ChainLink[]): void {
     for (const event of events) this.chain.push(event);
+    // A link is a `{ type, data }` with more fields: the fold reads only those two.
+    const folded = events as unknown as readonly SessionEvent[];
     let from = 0;
     while (from < events.length && this.failure === null) {
       const mark = this.marks.find((m) => m > this.version);
       const to = mark === undefined ? events.length : Math.min(events.length, from + mark - this.version);
-      this.advance(events.slice(from, to).map((e) => ({ type: e.type, data: e.data }) as SessionEvent));
+      this.advance(from === 0 && to === events.length ? folded : folded.slice(from, to));
       from = to;
       this.compareAt(this.version);
     }
   }
 
-  finish(): SessionAudit {
+  /**
+   * The verdict once every event up to the head was fed. `servedView`: the view this process serves at the head,
+   * compared instead of the cold replica's (null: it says the session does not exist).
+   */
+  finish(servedView?: SessionView | null): SessionAudit {
     const chain = this.chain.verdict(this.head);
     if (this.failure !== null) return this.result(chain, '', '', [{ path: 'replay', stored: undefined, replayed: `failed: ${this.failure}` }]);
     const replayed = render(this.state);
@@ -66,13 +95,16 @@ export class StreamingSessionAudit {
     if (this.stored.indexCaughtUp && (index === null || index.version < this.version)) {
       this.add([{ path: 'index.version', stored: index?.version, replayed: this.version }]);
     }
-    let servedView: SessionView = replayed;
-    if (this.served !== null) {
-      servedView = this.safely(() => render(this.served as SessionState)) ?? replayed;
-      this.diff(servedView, replayed, 'view');
+    let served: SessionView = replayed;
+    if (servedView !== undefined) {
+      if (servedView === null) this.add([{ path: 'view', stored: undefined, replayed: `a view at version ${this.version}` }]);
+      else this.diff((served = servedView), replayed, 'view');
+    } else if (this.served !== null) {
+      served = this.safely(() => render(this.served as SessionState), 'view') ?? replayed;
+      this.diff(served, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
-    const storedHash = servedView === replayed ? replayedHash : renderTranscript(servedView, 'display').hash;
+    const storedHash = servedView === null ? '' : served === replayed ? replayedHash : renderTranscript(served, 'display').hash;
     return this.result(chain, storedHash, replayedHash, this.differences);
   }
 
@@ -95,19 +127,21 @@ export class StreamingSessionAudit {
   private compareAt(version: number): void {
     if (this.failure !== null || !this.marks.includes(version)) return;
     for (const snapshot of this.stored.snapshots) {
-      if (snapshot.version === version) this.diff(snapshot.state, this.state, `snapshot@${version}`);
+      if (snapshot.version !== version) continue;
+      const state = this.safely(snapshot.state, `snapshot@${version}`);
+      if (state !== null) this.diff(state, this.state, `snapshot@${version}`);
+      if (snapshot === this.servedFrom) this.served = state as SessionState | null;
     }
-    if (this.servedFrom?.version === version) this.served = this.servedFrom.state as SessionState;
     const { summary, index } = this.stored;
     if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
     if (index?.version === version) this.diff(index, indexRowOf(render(this.state), version), 'index');
   }
 
-  private safely<T>(work: () => T): T | null {
+  private safely<T>(work: () => T, path: string): T | null {
     try {
       return work();
     } catch (error) {
-      this.add([{ path: 'view', stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
+      this.add([{ path, stored: undefined, replayed: `failed: ${error instanceof Error ? error.message : String(error)}` }]);
       return null;
     }
   }

@@ -1,0 +1,156 @@
+import { hash } from 'node:crypto';
+import { type SessionState, toSessionStreamId } from '#domain';
+import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
+import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
+import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
+import { type AuditResumePoint, StreamingSessionAudit } from './store/streaming-session-audit.js';
+import { indexPassed, readIndexRow, readSummaryRow } from './stored-read-models.js';
+
+/**
+ * What an earlier audit established about a session: its head then, and the snapshot rows it compared equal to
+ * its own replay — each by version, a digest of the row's text and the chain hash at that version.
+ */
+interface VerifiedSession {
+  readonly version: number;
+  readonly lastHash: string;
+  readonly snapshots: readonly { readonly version: number; readonly digest: string; readonly hash: string }[];
+  /** When it was last audited from version 1 (ms). */
+  readonly fullAt: number;
+}
+
+export interface IncrementalAuditOptions {
+  /** Sessions remembered (least recently verified forgotten first: their next audit is a full one). */
+  readonly remember?: number;
+  /** A session is audited from version 1 again when its last full audit is older than this (ms). */
+  readonly fullEveryMs?: number;
+  readonly now?: () => number;
+}
+
+/** A verdict and how many events it replayed (its share of a pass's budget). */
+export interface IncrementalAudit {
+  readonly audit: SessionAudit;
+  readonly replayed: number;
+  readonly full: boolean;
+}
+
+/** Events rendered and compared per event replayed, in a pass's budget (see `plan`). */
+const RENDER_SHARE = 4;
+
+const digestOf = (text: string) => hash('sha256', text, 'hex');
+
+/** A snapshot row at or before the resume point that an earlier audit verified, changed since: a difference too. */
+function withChanged(
+  verdict: SessionAudit,
+  snapshots: readonly { version: number; digest: string }[],
+  start: number,
+  record: VerifiedSession | undefined,
+): SessionAudit {
+  const changed = snapshots.filter((s) => s.version <= start && record?.snapshots.some((k) => k.version === s.version && k.digest !== s.digest));
+  if (changed.length === 0) return verdict;
+  const differences = [
+    ...verdict.differences,
+    ...changed.map((s) => ({ path: `snapshot@${s.version}`, stored: 'changed since it was verified', replayed: undefined })),
+  ];
+  return { ...verdict, match: false, differences };
+}
+
+/**
+ * Audits sessions again and again, each time from the newest snapshot row an earlier audit of this process
+ * verified (unchanged since: same digest) instead of from version 1: the chain is re-hashed from that
+ * snapshot's version on, from the hash the earlier audit verified there, so every event after it — those
+ * appended since and those already seen — must still chain to the head; the fold resumes from the snapshot's
+ * state; every stored model written after it (snapshots, the summary row, the index row) and the view this
+ * process serves are compared with the replay. Events at or before the resume point are not looked at: an edit
+ * there is found by the next full audit (without a verified snapshot, every `fullEveryMs`, or a whole-store
+ * audit). A mismatch forgets the session, so it is audited in full, and reported, until it matches.
+ */
+export class IncrementalSessionAudits {
+  private readonly verified = new Map<string, VerifiedSession>();
+  private readonly remember: number;
+  private readonly fullEveryMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly deps: AuditDeps,
+    options: IncrementalAuditOptions = {},
+  ) {
+    this.remember = options.remember ?? 10_000;
+    this.fullEveryMs = options.fullEveryMs ?? 600_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The next audit's cost in replayed events, without reading them: the events after the resume point (read,
+   * hashed, folded), plus the whole session's rendering and view comparison, charged a quarter per event. Measured:
+   * a twenty-fifth on a 2,000-event session of streamed tokens (~2–4 ms against ~60–100 ms read, hashed and
+   * folded), a third on sessions where every event is a message row (~6 µs against ~17 µs).
+   */
+  async plan(sessionId: string): Promise<number> {
+    const head = await this.deps.store.head(toSessionStreamId(sessionId));
+    if (!head) return 0;
+    const record = this.verified.get(toSessionStreamId(sessionId));
+    const newest = record && this.resumable(record, head.version) ? (record.snapshots.at(-1)?.version ?? 0) : 0;
+    return head.version - Math.min(newest, head.version) + Math.ceil(head.version / RENDER_SHARE);
+  }
+
+  async audit(sessionId: string): Promise<IncrementalAudit> {
+    const { pool, store, views } = this.deps;
+    const streamId = toSessionStreamId(sessionId);
+    const head = await store.head(streamId);
+    if (!head) throw new AuditSessionNotFoundError(sessionId);
+    const rows = await pool.query<{ version: number; state: string }>(
+      `SELECT version::int AS version, state::text AS state FROM session_snapshots
+        WHERE stream_id = $1 AND schema_version = $2 AND version <= $3 ORDER BY session_snapshots.version`,
+      [streamId, SNAPSHOT_SCHEMA_VERSION, head.version],
+    );
+    const snapshots = rows.rows.map((row) => ({ ...row, digest: digestOf(row.state) }));
+    const record = this.verified.get(streamId);
+    let from: (AuditResumePoint & { digest: string }) | undefined;
+    if (record && this.resumable(record, head.version)) {
+      for (const row of [...snapshots].reverse()) {
+        const known = record.snapshots.find((s) => s.version === row.version && s.digest === row.digest);
+        if (!known) continue;
+        from = { version: row.version, lastHash: known.hash, state: JSON.parse(row.state) as SessionState, digest: row.digest };
+        break;
+      }
+    }
+    const start = from?.version ?? 0;
+    const events = await store.readStream(streamId, { from: start + 1, to: head.version });
+    // Checkpoint before the rows: once it has passed the head, any index row read afterwards is at least that new.
+    const last = events.at(-1) ?? (await store.readStream(streamId, { from: head.version, to: head.version }))[0];
+    const indexCaughtUp = await indexPassed(pool, last);
+    const [summary, index, served] = await Promise.all([
+      readSummaryRow(pool, streamId),
+      readIndexRow(pool, sessionId),
+      views.view(sessionId, head.version),
+    ]);
+    const later = snapshots.filter((s) => s.version > start);
+    const audit = new StreamingSessionAudit(
+      sessionId,
+      head,
+      { snapshots: later.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })), summary, index, indexCaughtUp },
+      DEFAULT_DIFFERENCE_LIMIT,
+      from,
+    );
+    audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash })));
+    const verdict = withChanged(audit.finish(served.exists && served.version === head.version ? served.view : null), snapshots, start, record);
+    this.verified.delete(streamId);
+    if (verdict.match) {
+      const hashAt = (version: number) => events[version - start - 1]?.hash;
+      const kept = from ? [{ version: from.version, digest: from.digest, hash: from.lastHash }] : [];
+      const found = later.map((s) => ({ version: s.version, digest: s.digest, hash: hashAt(s.version) as string }));
+      this.verified.set(streamId, {
+        version: head.version,
+        lastHash: head.lastHash,
+        snapshots: [...kept, ...found],
+        fullAt: from && record ? record.fullAt : this.now(),
+      });
+      if (this.verified.size > this.remember) this.verified.delete(this.verified.keys().next().value as string);
+    }
+    return { audit: verdict, replayed: events.length, full: from === undefined };
+  }
+
+  private resumable(record: VerifiedSession, headVersion: number): boolean {
+    return record.version <= headVersion && this.now() - record.fullAt < this.fullEveryMs;
+  }
+}
