@@ -105,9 +105,10 @@ export interface PackedEvents {
 const LINE = `e.version || E'\\t' || e.hash || E'\\t' || to_json(e.type)::text || E'\\t' || e.data::text`;
 
 async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
-  // string_agg keeps its input's order: the subquery's ORDER BY (a line out of order would break the chain check).
+  // The lines joined in part and version order, said in the aggregate itself (a subquery's ORDER BY is not
+  // a guarantee): a line out of order would break the chain check.
   const result = await pool.query({
-    text: `SELECT coalesce(string_agg(line, E'\\n'), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
+    text: `SELECT coalesce(string_agg(line, E'\\n' ORDER BY k, v), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
     values,
     rowMode: 'array',
   });
@@ -119,7 +120,7 @@ async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<P
 export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<PackedEvents> {
   return packed(
     pool,
-    `SELECT h.i || E'\\t' || ${LINE} AS line, e.version AS v
+    `SELECT h.i || E'\\t' || ${LINE} AS line, h.i AS k, e.version AS v
        FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS h(s, v, i)
        JOIN events e ON e.stream_id = h.s AND e.version <= h.v
       ORDER BY h.i, e.version`,
@@ -131,7 +132,7 @@ export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise
 export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
   return packed(
     pool,
-    `SELECT '1' || E'\\t' || ${LINE} AS line, e.version AS v FROM events e
+    `SELECT '1' || E'\\t' || ${LINE} AS line, 1 AS k, e.version AS v FROM events e
       WHERE e.stream_id = $1 AND e.version > $2 AND e.version <= $3 ORDER BY e.version LIMIT $4`,
     [streamId, after, to, limit],
   );
