@@ -1,6 +1,7 @@
 import 'reflect-metadata';
-import { ConfigError, createLogger, loadConfig, resolveApiKeys, runMigrations } from '#platform';
+import { ConfigError, createLogger, loadConfig, resolveApiKeys } from '#platform';
 import { createApp } from './app.factory.js';
+import { migrateApart } from './database/migrate-apart.js';
 import { resolveDatabase } from './database/resolve-database.js';
 import { waitForDatabase } from './database/wait-for-database.js';
 
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     log: (attempt, delayMs, error) => log.warn({ attempt, retryInMs: delayMs, err: error.message }, 'database not reachable yet; retrying'),
   });
   log.info({ embedded: database.embedded, dataDir: database.embedded ? config.dataDir : undefined }, 'database ready');
-  const applied = await runMigrations(database.url);
+  const applied = await migrateApart(database.url);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   if (keys.generated) {
     // Printed once, on the first start; later starts only say where it is kept.

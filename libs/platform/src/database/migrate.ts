@@ -1,10 +1,12 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { migrations } from '#migrations';
 
 /** Any fixed key: migrations of several replicas starting at once run one after another. */
 const MIGRATION_LOCK = 727_001;
 
-function dataSource(url: string): DataSource {
+async function dataSource(url: string): Promise<DataSource> {
+  // Loaded when migrations run, not with the service: TypeORM is the migration runner only.
+  const { DataSource } = await import('typeorm');
   return new DataSource({
     type: 'postgres',
     url,
@@ -17,7 +19,7 @@ function dataSource(url: string): DataSource {
 
 /** Applies every pending migration, under an advisory lock (TypeORM 1.x migrations take none). */
 export async function runMigrations(url: string): Promise<string[]> {
-  const source = await dataSource(url).initialize();
+  const source = await (await dataSource(url)).initialize();
   const runner = source.createQueryRunner();
   try {
     await runner.connect();
@@ -36,7 +38,7 @@ export async function runMigrations(url: string): Promise<string[]> {
 
 /** Reverts the latest migration (used by `npm run migrate -- --down` and the migration tests). */
 export async function revertLastMigration(url: string): Promise<void> {
-  const source = await dataSource(url).initialize();
+  const source = await (await dataSource(url)).initialize();
   try {
     await source.undoLastMigration({ transaction: 'each' });
   } finally {
