@@ -107,7 +107,9 @@ describe('when the embedded PostgreSQL is killed', () => {
     const read = await fetch(`${base}/v1/sessions/before-kill`, { headers: bearer(KEYS.read) });
     expect(read.status).toBe(200);
 
-    await until(() => said('database reachable again').length > 0, 5_000, 'the recovery log line');
+    // Both lines come once the restart is over, in either order (the reachability check may see the new
+    // postmaster before the restart supervisor reports it), and reach stdout in ~4 kB blocks every 250 ms.
+    await until(() => said('database reachable again').length > 0 && said('embedded PostgreSQL restarted').length > 0, 5_000, 'the recovery log lines');
     expect(said('embedded PostgreSQL exited; restarting it')).toEqual([expect.objectContaining({ level: 50, signal: 'SIGKILL' })]);
     expect(said('embedded PostgreSQL restarted')).toHaveLength(1);
     expect(said('database unreachable')).toHaveLength(1);

@@ -25,8 +25,16 @@ export class DatabaseModule implements OnApplicationShutdown {
             const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, pipeline: true });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
             pool.on('error', (error) => reachability.absorbs('pool', error));
-            // A new connection is the database reachable (again, after an outage: the pool drops broken clients).
-            pool.on('connect', () => reachability.reached());
+            // A new connection that answers is the database reachable (again, after an outage: the pool drops
+            // broken clients). Its answer, not the connect event alone: a connection made just before the server
+            // died can report 'connect' after the first failure was seen, and would end the outage falsely.
+            pool.on('connect', (client) => {
+              const askedAt = reachability.now();
+              client.query('SELECT 1').then(
+                () => reachability.reached(askedAt),
+                () => undefined,
+              );
+            });
             metrics.watchPool(pool);
             return pool;
           },

@@ -68,8 +68,9 @@ export class HealthController {
   private async database() {
     const indicator = this.indicators.check('database');
     try {
+      const askedAt = this.reachability.now();
       await answered(this.pool.query('SELECT 1'));
-      this.reachability.reached();
+      this.reachability.reached(askedAt);
       return indicator.up();
     } catch (error) {
       this.reachability.unreachable('readiness probe', error);

@@ -41,10 +41,20 @@ export class DatabaseReachability {
     this.options.onChange?.(false);
   }
 
-  /** Something reached the database (a new connection, a probe that answered). */
-  reached(): void {
+  /** Now, on this object's clock: when a check that may end an outage (`reached(askedAt)`) is sent. */
+  now(): number {
+    return this.clock();
+  }
+
+  /**
+   * Something reached the database (a new connection that answered, a probe that answered). `askedAt`: when
+   * that check was sent (`now()`). An answer to a check sent before the outage began ends nothing: it can be
+   * read after the first failure was seen (one event-loop turn later) while the server is already gone.
+   */
+  reached(askedAt?: number): void {
     const outage = this.outage;
     if (!outage) return;
+    if (askedAt !== undefined && askedAt < outage.since) return;
     this.outage = null;
     const downSeconds = Math.round((this.clock() - outage.since) / 100) / 10;
     this.options.log('info', { downSeconds, failures: outage.failures, sources: [...outage.sources] }, 'database reachable again');

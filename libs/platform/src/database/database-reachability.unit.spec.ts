@@ -49,6 +49,21 @@ describe('the database reachability state', () => {
       expect(subject.reachable).toBe(true);
     });
 
+    it('is not ended by the answer to a check sent before it began (read one turn after the first failure)', () => {
+      const { subject, lines, changes, advance } = reachability();
+      const probeSent = subject.now();
+      advance(5);
+      subject.unreachable('pool', refused);
+      subject.reached(probeSent);
+      expect(subject.reachable).toBe(false);
+      subject.unreachable('live listener', refused);
+      const probeAfter = subject.now();
+      advance(300);
+      subject.reached(probeAfter);
+      expect(lines.map((line) => line.message)).toEqual(['database unreachable', 'database reachable again']);
+      expect(changes).toEqual([false, true]);
+    });
+
     it('logs a second outage as a new change of state', () => {
       const { subject, lines } = reachability();
       subject.unreachable('pool', refused);
