@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { type SessionState, toSessionStreamId } from '#domain';
+import { type SessionState, sha256Hex, toSessionStreamId } from '#domain';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
@@ -36,7 +35,6 @@ export interface IncrementalAudit {
 /** Events rendered and compared per event replayed, in a pass's budget (see `plan`). */
 const RENDER_SHARE = 4;
 
-const digestOf = (text: string) => hash('sha256', text, 'hex');
 
 /** A snapshot row at or before the resume point that an earlier audit verified, changed since: a difference too. */
 function withChanged(
@@ -103,7 +101,7 @@ export class IncrementalSessionAudits {
         WHERE stream_id = $1 AND schema_version = $2 AND version <= $3 ORDER BY session_snapshots.version`,
       [streamId, SNAPSHOT_SCHEMA_VERSION, head.version],
     );
-    const snapshots = rows.rows.map((row) => ({ ...row, digest: digestOf(row.state) }));
+    const snapshots = rows.rows.map((row) => ({ ...row, digest: sha256Hex(row.state) }));
     const record = this.verified.get(streamId);
     let from: (AuditResumePoint & { digest: string }) | undefined;
     if (record && this.resumable(record, head.version)) {
@@ -131,6 +129,7 @@ export class IncrementalSessionAudits {
       { snapshots: later.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })), summary, index, indexCaughtUp },
       DEFAULT_DIFFERENCE_LIMIT,
       from,
+      false,
     );
     audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash })));
     const verdict = withChanged(audit.finish(served.exists && served.version === head.version ? served.view : null), snapshots, start, record);

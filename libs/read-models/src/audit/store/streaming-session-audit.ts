@@ -51,13 +51,18 @@ export class StreamingSessionAudit {
     private readonly stored: StoredModels,
     private readonly limit = DEFAULT_DIFFERENCE_LIMIT,
     from?: AuditResumePoint,
+    /**
+     * False when `finish` will be handed the view this process serves: the cold replica's view (the second
+     * fold, from the newest snapshot) is then never compared, so it is not folded.
+     */
+    foldColdView = true,
   ) {
     this.chain = new ChainFollower(from);
     this.state = from?.state ?? initialSessionState();
     this.version = from?.version ?? 0;
     const within = (v: number) => v >= (from ? from.version + 1 : 0) && v <= head.version;
     const snapshots = stored.snapshots.filter((s) => within(s.version));
-    this.servedFrom = snapshots.at(-1) ?? null;
+    this.servedFrom = foldColdView ? (snapshots.at(-1) ?? null) : null;
     const versions = [...snapshots.map((s) => s.version), stored.summary?.version ?? -1, stored.index?.version ?? -1];
     this.marks = [...new Set(versions.filter(within))].sort((a, b) => a - b);
     this.compareAt(this.version);
