@@ -1,20 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The append as one PL/pgSQL function over a batch of appends to many streams (the event store's group
- * commit sends one call per transaction). Each item keeps its own expected-version check, idempotency
- * keys and hash chain, and reports its own outcome as a row: a conflicting or duplicate item is skipped,
- * never raised, so it cannot abort the others. Items arrive sorted by stream id, so two batches lock
- * stream rows in the same order and cannot deadlock.
- *
- * The chain link is sha256(previous hash || '{"data":' || canonical data || ',"type":' || type ||
- * ',"version":' || version || '}'), the same string `chainHash` builds in TypeScript.
- */
-export class AppendFunction1764500004000 implements MigrationInterface {
-  name = 'AppendFunction1764500004000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+/** The function as this migration creates it (a later migration derives its replacement from this text). */
+export const APPEND_FUNCTION_1764500004000 = `
       CREATE FUNCTION chronicle_append_batch(
         p_streams text[], p_expected bigint[], p_counts int[],
         p_types text[], p_data text[], p_meta text[],
@@ -91,7 +78,23 @@ export class AppendFunction1764500004000 implements MigrationInterface {
           RETURN NEXT;
         END LOOP;
       END
-      $fn$`);
+      $fn$`;
+
+/**
+ * The append as one PL/pgSQL function over a batch of appends to many streams (the event store's group
+ * commit sends one call per transaction). Each item keeps its own expected-version check, idempotency
+ * keys and hash chain, and reports its own outcome as a row: a conflicting or duplicate item is skipped,
+ * never raised, so it cannot abort the others. Items arrive sorted by stream id, so two batches lock
+ * stream rows in the same order and cannot deadlock.
+ *
+ * The chain link is sha256(previous hash || '{"data":' || canonical data || ',"type":' || type ||
+ * ',"version":' || version || '}'), the same string `chainHash` builds in TypeScript.
+ */
+export class AppendFunction1764500004000 implements MigrationInterface {
+  name = 'AppendFunction1764500004000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(APPEND_FUNCTION_1764500004000);
   }
 
   async down(q: QueryRunner): Promise<void> {

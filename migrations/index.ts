@@ -4,6 +4,7 @@ import { Liveness1764500002000 } from './1764500002000-liveness.js';
 import { SessionIndexSummary1764500003000 } from './1764500003000-session-index-summary.js';
 import { AppendFunction1764500004000 } from './1764500004000-append-function.js';
 import { SnapshotStateJson1764500005000 } from './1764500005000-snapshot-state-json.js';
+import { EventDataJson1764500006000 } from './1764500006000-event-data-json.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   SessionIndexSummary1764500003000,
   AppendFunction1764500004000,
   SnapshotStateJson1764500005000,
+  EventDataJson1764500006000,
 ];

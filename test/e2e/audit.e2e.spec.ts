@@ -54,7 +54,7 @@ describe('POST /v1/sessions/{id}/audit', () => {
   });
 
   it('names the broken version of an event edited in the database', async () => {
-    await pool.query(`UPDATE events SET data = jsonb_set(data, '{title}', '"Forged"') WHERE stream_id = 'session-au-3' AND version = 1`);
+    await pool.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{title}', '"Forged"') WHERE stream_id = 'session-au-3' AND version = 1`);
     const res = await admin('/v1/sessions/au-3/audit');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ match: false, chain: { ok: false, firstBrokenVersion: 1 } });

@@ -46,7 +46,7 @@ describe('the continuous auditor', () => {
     const client = new pg.Client({ connectionString: t.database.url });
     await client.connect();
     await client.query(
-      `UPDATE events SET data = jsonb_set(data, '{rows,0,content}', '"words someone changed"') WHERE stream_id = 'session-ca-tampered' AND version = 2`,
+      `UPDATE events SET data = jsonb_set(data::jsonb, '{rows,0,content}', '"words someone changed"') WHERE stream_id = 'session-ca-tampered' AND version = 2`,
     );
     await client.end();
     // The next change of the session brings it back before the auditor.

@@ -49,7 +49,7 @@ describe('chronicle audit', () => {
 
   it('reports an event whose data was edited in the database as a broken chain at its version', async () => {
     await pool.query(
-      `UPDATE events SET data = jsonb_set(data, '{edited}', 'true') WHERE stream_id = 'session-untouched' AND version = 4`,
+      `UPDATE events SET data = jsonb_set(data::jsonb, '{edited}', 'true') WHERE stream_id = 'session-untouched' AND version = 4`,
     );
     const one = await runIn(database.url, ['audit', '--session', 'untouched']);
     expect(one.code).toBe(1);

@@ -47,7 +47,7 @@ export const APPEND_AT_KNOWN_HEADS = {
            INSERT INTO events (stream_id, version, type, data, metadata, hash)
            SELECT i.stream_id, e.version, e.type, e.data, e.meta, e.hash
              FROM ROWS FROM (unnest($6::int[]), unnest($7::bigint[]), jsonb_array_elements_text($8::jsonb),
-                             jsonb_array_elements($9::jsonb), jsonb_array_elements($10::jsonb), jsonb_array_elements_text($11::jsonb))
+                             json_array_elements($9::json), jsonb_array_elements($10::jsonb), jsonb_array_elements_text($11::jsonb))
                   AS e(item, version, type, data, meta, hash)
              JOIN item i ON i.n = e.item
             WHERE i.stream_id IN (SELECT m.stream_id FROM moved m)
@@ -108,6 +108,7 @@ export function appendAtKnownHeadsValues(items: readonly PendingAppend[], head: 
   // The per-event columns go as numbers or as one JSON array each (data and metadata are canonical JSON
   // already): PostgreSQL parses each once, where a text[] would be escaped element by element here (pg's
   // arrayString) and unescaped, then parsed again, there. Each event names its item by its 1-based index.
+  // Data is split as json, whose elements are the very text sent: the column keeps the canonical text.
   return [
     items.map((i) => i.streamId),
     prevVersions,

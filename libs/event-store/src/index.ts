@@ -1,5 +1,5 @@
 export * from './event-store.js';
-export { chainHash } from './event-hash.js';
+export { chainHash, chainLink } from './event-hash.js';
 export { CommitOutcomeUnknown } from './append-batch.outcomes.js';
 export {
   PostgresEventStore,

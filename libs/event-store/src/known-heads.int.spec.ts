@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { chainHash } from './event-hash.js';
+import { canonicalJson } from '#domain';
+import { chainHash, chainLink } from './event-hash.js';
 import { ConcurrencyError, type NewEvent } from './event-store.js';
 import { PostgresEventStore } from './postgres-event-store.js';
 
@@ -90,4 +91,20 @@ it('one batch mixes streams at known heads; a stale one conflicts alone', async 
   expect(a.statements.every((s) => s === 'known-heads')).toBe(true);
   for (const id of ids) await verifyChain(a.store, id);
   expect((await a.store.readStream('known-d2')).map((e) => e.version)).toEqual([1, 2]);
+});
+
+it('stores each event\'s data as the canonical text its link hashed, on both paths', async () => {
+  const { store, statements } = replica();
+  const id = 'known-e';
+  const data = { z: 1, a: { y: [1.5, 'two ✓', null], b: true }, text: 'tab\tline\nquote " \u2028' };
+  await store.append(id, [{ type: 'Noted', data }], { expectedVersion: 0 });
+  await store.append(id, [{ type: 'Noted', data: { ...data, z: 2 } }], { expectedVersion: 1 });
+  expect(statements).toEqual(['function', 'known-heads']);
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  const rows = (await admin.query(`SELECT data::text AS text, hash FROM events WHERE stream_id = $1 ORDER BY version`, [id])).rows;
+  await admin.end();
+  expect(rows.map((r) => r.text)).toEqual([canonicalJson(data), canonicalJson({ ...data, z: 2 })]);
+  expect(rows[0].hash).toBe(chainLink('', 1, 'Noted', rows[0].text));
+  expect(rows[1].hash).toBe(chainLink(rows[0].hash, 2, 'Noted', rows[1].text));
 });

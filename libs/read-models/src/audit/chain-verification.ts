@@ -1,10 +1,16 @@
-import { chainHash } from '#event-store';
+import { chainHash, chainLink } from '#event-store';
 
 export interface ChainLink {
   readonly version: number;
   readonly type: string;
   readonly data: unknown;
   readonly hash: string;
+  /**
+   * The data's JSON text as stored, when the reader has it. The store keeps the canonical text its link hashed,
+   * so that text is hashed as it is; only a text that does not hash to the link (a row written before event
+   * data was stored as json, or one edited in the table) is canonicalized from `data` and hashed again.
+   */
+  readonly text?: string;
 }
 
 export interface StreamHeadLink {
@@ -22,6 +28,10 @@ const broken = (version: number): ChainVerdict => ({ ok: false, firstBrokenVersi
 
 /** The event store's own chain link (`chainHash`) of `event` after `previous`; null when its data cannot be canonical JSON. */
 export function fastLinkHash(previous: string, event: ChainLink): string | null {
+  if (event.text !== undefined) {
+    const stored = chainLink(previous, event.version, event.type, event.text);
+    if (stored === event.hash) return stored;
+  }
   try {
     return chainHash(previous, event.version, event.type, event.data);
   } catch {

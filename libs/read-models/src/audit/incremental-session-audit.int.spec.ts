@@ -37,7 +37,7 @@ async function given(sessionId: string) {
 }
 
 const tamper = (sessionId: string, version: number) =>
-  pool.query(`UPDATE events SET data = jsonb_set(data, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = $2`, [
+  pool.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = $2`, [
     toSessionStreamId(sessionId),
     version,
   ]);

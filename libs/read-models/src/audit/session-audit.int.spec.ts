@@ -56,7 +56,7 @@ describe('auditing one session', () => {
   it('reports an event whose data was edited in the database as a broken chain at its version', async () => {
     const deps = await given('edit-1');
     await pool.query(
-      `UPDATE events SET data = jsonb_set(data, '{rows,1,content}', '"edited answer"') WHERE stream_id = $1 AND version = 4`,
+      `UPDATE events SET data = jsonb_set(data::jsonb, '{rows,1,content}', '"edited answer"') WHERE stream_id = $1 AND version = 4`,
       [streamOf('edit-1')],
     );
     const audit = await auditSession(deps, 'edit-1');

@@ -32,7 +32,7 @@ describe('auditing the whole store', () => {
     await pool.query(`UPDATE session_snapshots SET state = jsonb_set(state::jsonb, '{title}', '"forged"')::json WHERE stream_id = $1`, [
       toSessionStreamId('all-2'),
     ]);
-    await pool.query(`UPDATE events SET data = jsonb_set(data, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = 3`, [
+    await pool.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{rows,0,content}', '"edited"') WHERE stream_id = $1 AND version = 3`, [
       toSessionStreamId('all-6'),
     ]);
     const progress: AuditProgress[] = [];
@@ -60,5 +60,22 @@ describe('auditing the whole store', () => {
     const recent = await auditAll({ pool }, { since: new Date(Date.now() - 3_600_000) });
     expect(recent.sessions).toBe(1);
     expect(recent.mismatches.map((m) => m.sessionId)).toEqual(['all-6']);
+  });
+
+  it('verifies rows whose stored text is not the canonical one it hashed (written as jsonb, or with whitespace) the slow way', async () => {
+    await pool.query(`UPDATE events SET data = data::jsonb::json WHERE stream_id = $1 AND version = 2`, [toSessionStreamId('all-4')]);
+    await pool.query(`UPDATE events SET data = ('{' || E'\\n\\t' || substr(data::text, 2))::json WHERE stream_id = $1 AND version = 3`, [
+      toSessionStreamId('all-5'),
+    ]);
+    const stored = await pool.query(`SELECT data::text AS text FROM events WHERE stream_id = ANY($1) AND version IN (2, 3) ORDER BY stream_id, version`, [
+      [toSessionStreamId('all-4'), toSessionStreamId('all-5')],
+    ]);
+    expect(stored.rows[0].text).toMatch(/": /);
+    expect(stored.rows[3].text).toMatch(/^\{\n\t"/);
+    for (const batchEvents of [5_000, 2]) {
+      const report = await auditAll({ pool }, { batchEvents });
+      expect(report.eventsReplayed).toBe(7 * 4);
+      expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6']);
+    }
   });
 });

@@ -106,7 +106,7 @@ export class AuditBatchProcessor {
     const hash = text.slice(t2, t3 - 1);
     const type = this.typeOf(text.slice(t3, t4 - 1));
     const dataText = text.slice(t4, end);
-    return { version, type, data: JSON.parse(dataText) as unknown, hash };
+    return { version, type, data: JSON.parse(dataText) as unknown, hash, text: dataText };
   }
 
   private typeOf(json: string): string {

@@ -91,9 +91,11 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
 }
 
 /**
- * Events as one text per read: a line per event, `part⇥version⇥hash⇥type as JSON⇥data as jsonb text`, in part
- * and version order (PostgreSQL builds it; jsonb text and JSON strings hold no raw tab or newline). One value
- * instead of five per event: the reading thread decodes one string, and a worker receives it as one copy.
+ * Events as one text per read: a line per event, `part⇥version⇥hash⇥type as JSON⇥data as stored`, in part
+ * and version order (PostgreSQL builds it). One value instead of five per event: the reading thread decodes
+ * one string, and a worker receives it as one copy. The data is the json column's text, the canonical text
+ * its link hashed (so the chain is checked on it as it is); JSON strings hold no raw tab or newline, and one
+ * outside a string (a row edited in the table) is whitespace, written as a space so it cannot split a line.
  */
 export interface PackedEvents {
   readonly text: string;
@@ -102,7 +104,7 @@ export interface PackedEvents {
   readonly last: number;
 }
 
-const LINE = `e.version || E'\\t' || e.hash || E'\\t' || to_json(e.type)::text || E'\\t' || e.data::text`;
+const LINE = `e.version || E'\\t' || e.hash || E'\\t' || to_json(e.type)::text || E'\\t' || replace(replace(e.data::text, E'\\t', ' '), E'\\n', ' ')`;
 
 async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
   // The lines joined in part and version order, said in the aggregate itself (a subquery's ORDER BY is not
