@@ -33,6 +33,7 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
       {
         sessionsPerPass: config.auditSessionsPerPass,
         replayBudget: config.auditReplayBudget,
+        fullEveryMs: config.auditFullEveryMs,
         onVerified: (audit) => this.verified(audit),
         onLag: (events) => metrics.auditLag.set(events),
       },

@@ -24,6 +24,7 @@ const envSchema = z.object({
   CHRONICLE_AUDIT_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
   CHRONICLE_AUDIT_SESSIONS_PER_PASS: z.coerce.number().int().min(1).max(10_000).default(20),
   CHRONICLE_AUDIT_REPLAY_BUDGET: z.coerce.number().int().min(1).default(2000),
+  CHRONICLE_AUDIT_FULL_EVERY_MS: z.coerce.number().int().min(0).default(600_000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
@@ -50,6 +51,8 @@ export interface ChronicleConfig {
   readonly auditSessionsPerPass: number;
   /** Events the continuous auditor replays per pass at most (its first session always). */
   readonly auditReplayBudget: number;
+  /** A session the continuous auditor verified is audited in full again once its last full audit is this old (0: every time). */
+  readonly auditFullEveryMs: number;
   readonly snapshotEvery: number;
   readonly dbPoolSize: number;
   /** Group-commit transactions in flight at once; appends arriving while all are busy go together in the next. */
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     auditIntervalMs: e.CHRONICLE_AUDIT_INTERVAL_MS,
     auditSessionsPerPass: e.CHRONICLE_AUDIT_SESSIONS_PER_PASS,
     auditReplayBudget: e.CHRONICLE_AUDIT_REPLAY_BUDGET,
+    auditFullEveryMs: e.CHRONICLE_AUDIT_FULL_EVERY_MS,
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
     appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,

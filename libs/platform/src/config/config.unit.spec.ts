@@ -58,4 +58,16 @@ describe('loadConfig', () => {
       },
     );
   });
+
+  describe('CHRONICLE_AUDIT_FULL_EVERY_MS', () => {
+    it('is 10 minutes when unset, and reads milliseconds (0: a full audit every time)', () => {
+      expect(loadConfig({}).auditFullEveryMs).toBe(600_000);
+      expect(loadConfig({ CHRONICLE_AUDIT_FULL_EVERY_MS: '60000' }).auditFullEveryMs).toBe(60_000);
+      expect(loadConfig({ CHRONICLE_AUDIT_FULL_EVERY_MS: '0' }).auditFullEveryMs).toBe(0);
+    });
+
+    it('refuses a negative or fractional value at load', () => {
+      for (const value of ['-1', '1.5', 'soon']) expect(() => loadConfig({ CHRONICLE_AUDIT_FULL_EVERY_MS: value })).toThrow(/CHRONICLE_AUDIT_FULL_EVERY_MS/);
+    });
+  });
 });
