@@ -78,4 +78,14 @@ describe('auditing the whole store', () => {
       expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6']);
     }
   });
+
+  it('reports a hash edited to hold the packed text\'s separators as a broken link, and goes on', async () => {
+    await pool.query(`UPDATE events SET hash = left(hash, 10) || E'\\x1e' || substr(hash, 11) || E'\\x1f' WHERE stream_id = $1 AND version = 2`, [
+      toSessionStreamId('all-7'),
+    ]);
+    const report = await auditAll({ pool });
+    expect(report.eventsReplayed).toBe(7 * 4);
+    expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6', 'all-7']);
+    expect(report.mismatches[2].chain).toEqual({ ok: false, firstBrokenVersion: 2 });
+  });
 });

@@ -1,6 +1,7 @@
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
 import type { ChainLink } from '../chain-verification.js';
 import type { SessionAudit } from '../session-audit.js';
+import { PACKED_FIELD, PACKED_RECORD } from './packed-events.format.js';
 import { StreamingSessionAudit } from './streaming-session-audit.js';
 
 /**
@@ -70,7 +71,7 @@ export class AuditBatchProcessor {
       audit = part < batch.parts.length ? this.auditOf(batch.parts[part]) : null;
     };
     for (let at = 0; at < text.length; ) {
-      let end = text.indexOf('\n', at);
+      let end = text.indexOf(PACKED_RECORD, at);
       if (end < 0) end = text.length;
       const linePart = this.decode(text, at, end, batch.parts.length);
       if (linePart !== part) {
@@ -91,17 +92,17 @@ export class AuditBatchProcessor {
 
   /** The line's part (0-based). */
   private decode(text: string, at: number, end: number, parts: number): number {
-    const tab = text.indexOf('\t', at);
+    const tab = text.indexOf(PACKED_FIELD, at);
     const part = Number(text.slice(at, tab)) - 1;
     if (!(part >= 0 && part < parts) || tab > end) throw new Error('audit: a packed line names no part of its batch');
     return part;
   }
 
   private link(text: string, at: number, end: number): ChainLink {
-    const t1 = text.indexOf('\t', at) + 1;
-    const t2 = text.indexOf('\t', t1) + 1;
-    const t3 = text.indexOf('\t', t2) + 1;
-    const t4 = text.indexOf('\t', t3) + 1;
+    const t1 = text.indexOf(PACKED_FIELD, at) + 1;
+    const t2 = text.indexOf(PACKED_FIELD, t1) + 1;
+    const t3 = text.indexOf(PACKED_FIELD, t2) + 1;
+    const t4 = text.indexOf(PACKED_FIELD, t3) + 1;
     const version = Number(text.slice(t1, t2 - 1));
     const hash = text.slice(t2, t3 - 1);
     const type = this.typeOf(text.slice(t3, t4 - 1));

@@ -1,6 +1,7 @@
 import { chainHash } from '#event-store';
 import { exchange, startedEvent } from '../audit.fixtures.js';
 import { AuditBatchProcessor, type StreamPart } from './audit-batch.processor.js';
+import { PACKED_FIELD, PACKED_RECORD } from './packed-events.format.js';
 
 /** A stream's events as the reader packs them: `part⇥version⇥hash⇥type as JSON⇥data`, one line each. */
 function packed(part: number, sessionId: string, count: number) {
@@ -8,7 +9,7 @@ function packed(part: number, sessionId: string, count: number) {
   let previous = '';
   const lines = events.map((event, i) => {
     previous = chainHash(previous, i + 1, event.type, event.data);
-    return [part, i + 1, previous, JSON.stringify(event.type), JSON.stringify(event.data)].join('\t');
+    return [part, i + 1, previous, JSON.stringify(event.type), JSON.stringify(event.data)].join(PACKED_FIELD);
   });
   return { lines, head: { version: count, lastHash: previous } };
 }
@@ -24,7 +25,7 @@ describe('a batch of packed events', () => {
       { sessionId: 'pb', begin: begin({ version: 2, lastHash: 'x' }), end: true },
       { sessionId: 'pc', begin: begin(c.head), end: true },
     ];
-    const result = new AuditBatchProcessor().process({ id: 1, parts, events: [...a.lines, ...c.lines].join('\n') });
+    const result = new AuditBatchProcessor().process({ id: 1, parts, events: [...a.lines, ...c.lines].join(PACKED_RECORD) });
     expect(result.events).toBe(5);
     expect(result.audits.map((audit) => [audit.sessionId, audit.match, audit.chain.firstBrokenVersion])).toEqual([
       ['pa', true, null],
@@ -37,9 +38,9 @@ describe('a batch of packed events', () => {
     const { lines, head } = packed(1, 'long', 600);
     const edited = lines.map((line, i) => (i === 450 ? line.replace('question', 'QUESTION') : line));
     const processor = new AuditBatchProcessor();
-    const first = processor.process({ id: 1, parts: [{ sessionId: 'long', begin: begin(head), end: false }], events: edited.slice(0, 300).join('\n') });
+    const first = processor.process({ id: 1, parts: [{ sessionId: 'long', begin: begin(head), end: false }], events: edited.slice(0, 300).join(PACKED_RECORD) });
     expect(first).toEqual({ id: 1, events: 300, audits: [] });
-    const last = processor.process({ id: 2, parts: [{ sessionId: 'long', end: true }], events: edited.slice(300).join('\n') });
+    const last = processor.process({ id: 2, parts: [{ sessionId: 'long', end: true }], events: edited.slice(300).join(PACKED_RECORD) });
     expect(last.audits[0]).toMatchObject({ sessionId: 'long', version: 600, match: false, chain: { ok: false, firstBrokenVersion: 451 } });
   });
 
@@ -50,6 +51,6 @@ describe('a batch of packed events', () => {
       { sessionId: 'pa', begin: begin(a.head), end: true },
       { sessionId: 'pb', begin: begin(b.head), end: true },
     ];
-    expect(() => new AuditBatchProcessor().process({ id: 1, parts, events: [...b.lines, ...a.lines].join('\n') })).toThrow(/out of part order/);
+    expect(() => new AuditBatchProcessor().process({ id: 1, parts, events: [...b.lines, ...a.lines].join(PACKED_RECORD) })).toThrow(/out of part order/);
   });
 });

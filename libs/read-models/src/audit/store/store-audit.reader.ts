@@ -91,11 +91,10 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
 }
 
 /**
- * Events as one text per read: a line per event, `part⇥version⇥hash⇥type as JSON⇥data as stored`, in part
- * and version order (PostgreSQL builds it). One value instead of five per event: the reading thread decodes
- * one string, and a worker receives it as one copy. The data is the json column's text, the canonical text
- * its link hashed (so the chain is checked on it as it is); JSON strings hold no raw tab or newline, and one
- * outside a string (a row edited in the table) is whitespace, written as a space so it cannot split a line.
+ * A batch's events as one packed text (`packed-events.format.ts`), in part and version order, built by
+ * PostgreSQL: one value instead of five per event, so the reading thread decodes one string and a worker receives
+ * it as one copy. The data is the json column's text, the canonical text its link hashed, so the chain is checked
+ * on it as it is.
  */
 export interface PackedEvents {
   readonly text: string;
@@ -104,13 +103,13 @@ export interface PackedEvents {
   readonly last: number;
 }
 
-const LINE = `e.version || E'\\t' || e.hash || E'\\t' || to_json(e.type)::text || E'\\t' || replace(replace(e.data::text, E'\\t', ' '), E'\\n', ' ')`;
+const LINE = `e.version || E'\\x1f' || translate(e.hash, E'\\x1e\\x1f', '??') || E'\\x1f' || to_json(e.type)::text || E'\\x1f' || e.data::text`;
 
 async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
   // The lines joined in part and version order, said in the aggregate itself (a subquery's ORDER BY is not
   // a guarantee): a line out of order would break the chain check.
   const result = await pool.query({
-    text: `SELECT coalesce(string_agg(line, E'\\n' ORDER BY k, v), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
+    text: `SELECT coalesce(string_agg(line, E'\\x1e' ORDER BY k, v), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
     values,
     rowMode: 'array',
   });
@@ -122,7 +121,7 @@ async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<P
 export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<PackedEvents> {
   return packed(
     pool,
-    `SELECT h.i || E'\\t' || ${LINE} AS line, h.i AS k, e.version AS v
+    `SELECT h.i || E'\\x1f' || ${LINE} AS line, h.i AS k, e.version AS v
        FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS h(s, v, i)
        JOIN events e ON e.stream_id = h.s AND e.version <= h.v
       ORDER BY h.i, e.version`,
@@ -134,7 +133,7 @@ export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise
 export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
   return packed(
     pool,
-    `SELECT '1' || E'\\t' || ${LINE} AS line, 1 AS k, e.version AS v FROM events e
+    `SELECT '1' || E'\\x1f' || ${LINE} AS line, 1 AS k, e.version AS v FROM events e
       WHERE e.stream_id = $1 AND e.version > $2 AND e.version <= $3 ORDER BY e.version LIMIT $4`,
     [streamId, after, to, limit],
   );

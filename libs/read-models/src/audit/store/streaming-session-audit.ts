@@ -44,6 +44,8 @@ export class StreamingSessionAudit {
   private served: SessionState | null = null;
   private version: number;
   private failure: string | null = null;
+  /** The replayed state's view, rendered once (the index row and the verdict both compare the head's). */
+  private rendered: { readonly state: SessionState; readonly view: SessionView } | null = null;
 
   constructor(
     readonly sessionId: string,
@@ -95,7 +97,7 @@ export class StreamingSessionAudit {
   finish(servedView?: SessionView | null): SessionAudit {
     const chain = this.chain.verdict(this.head);
     if (this.failure !== null) return this.result(chain, '', '', [{ path: 'replay', stored: undefined, replayed: `failed: ${this.failure}` }]);
-    const replayed = render(this.state);
+    const replayed = this.replayedView();
     const index = this.stored.index && this.stored.index.version <= this.head.version ? this.stored.index : null;
     if (this.stored.indexCaughtUp && (index === null || index.version < this.version)) {
       this.add([{ path: 'index.version', stored: index?.version, replayed: this.version }]);
@@ -139,7 +141,13 @@ export class StreamingSessionAudit {
     }
     const { summary, index } = this.stored;
     if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
-    if (index?.version === version) this.diff(index, indexRowOf(render(this.state), version), 'index');
+    if (index?.version === version) this.diff(index, indexRowOf(this.replayedView(), version), 'index');
+  }
+
+  /** `render` of the replayed state (a fold returns a new state object, so the same object is the same state). */
+  private replayedView(): SessionView {
+    if (this.rendered?.state !== this.state) this.rendered = { state: this.state, view: render(this.state) };
+    return this.rendered.view;
   }
 
   private safely<T>(work: () => T, path: string): T | null {
