@@ -15,7 +15,7 @@ const UPSERT_SUMMARIES = {
   name: 'chronicle_upsert_session_summaries_guarded',
   text: `INSERT INTO session_summaries (stream_id, version, data)
          SELECT DISTINCT ON (t.stream_id) t.stream_id, t.version, t.data::jsonb
-           FROM unnest($1::text[], $2::bigint[], $3::text[]) AS t(stream_id, version, data)
+           FROM ROWS FROM (unnest($1::text[]), unnest($2::bigint[]), json_array_elements($3::json)) AS t(stream_id, version, data)
           WHERE ${writtenInThisTransaction('t.stream_id', 't.version')}
           ORDER BY t.stream_id, t.version DESC
          ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()`,
@@ -39,7 +39,8 @@ export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
         values: [
           sessions.map((append) => append.streamId),
           sessions.map((append) => append.version),
-          sessions.map((append) => JSON.stringify(summaryRowOf(append.context.state, append.version))),
+          // One JSON array, not a text[]: pg escapes a text[] element by element (every quote of every row).
+          `[${sessions.map((append) => JSON.stringify(summaryRowOf(append.context.state, append.version))).join(',')}]`,
         ],
       },
     ];
