@@ -1,6 +1,8 @@
 /**
- * PostgreSQL refuses a NUL character and an unpaired UTF-16 surrogate in text and jsonb. Such an append is
- * refused before it joins a group commit, so it cannot roll back the appends it would have shared a
+ * PostgreSQL refuses a NUL character and an unpaired UTF-16 surrogate in text and jsonb. Event data is a `json`
+ * column, which would keep their escapes, but the metadata and the read models built from the data (the
+ * summary and index rows) are jsonb, and `->>` cannot unescape them: such an append is refused, for every
+ * store alike, before it joins a group commit, so it cannot roll back the appends it would have shared a
  * transaction with. In canonical JSON (JSON.stringify's escaping) both appear only as `\u` escapes: a NUL as
  * `\u0000`, a lone surrogate as `\udXXX` (a paired one is written as the character itself).
  */

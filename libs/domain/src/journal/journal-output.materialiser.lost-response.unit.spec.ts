@@ -1,10 +1,8 @@
 import type { JournalEvent, MessageRow } from '../messages/message-row.js';
 import { buildMarkerRow, deriveMarkerStatus } from '../markers/marker-status.policy.js';
-import { materialiseJournal } from './journal-output.materialiser.js';
 import { placeRecoveredRows } from '../markers/recovered-rows.placement.js';
 import { summarizeJournal } from './journal-summary.projection.js';
-import { type MaterialiseJournalInput } from './journal.types.js';
-import { journalEvents } from '../testing/journal-events.builder.js';
+import { journalEvents, journalMaterialiser } from '../testing/journal-events.builder.js';
 
 /** Port of the reference's test_lost_response_recovered_on_second_read (#2423, #2615). */
 const RUN = '7c8b4108d52b4aba9af362d3a54f47ac';
@@ -16,17 +14,7 @@ const recovered = (content: string, timestamp: number): MessageRow => ({
   recoveredFromRunJournal: true,
   recoveredRunId: RUN,
 });
-const materialise = (events: readonly JournalEvent[], input: Partial<MaterialiseJournalInput> = {}) =>
-  materialiseJournal({
-    runId: RUN,
-    events,
-    rows: [],
-    context: [],
-    toolCards: [],
-    dedupeExisting: false,
-    fallbackTimestamp: 1,
-    ...input,
-  });
+const materialise = journalMaterialiser(RUN, 1);
 
 describe('when the journal of the lost-response regression arrives (seed scenario)', () => {
   const history: MessageRow[] = [

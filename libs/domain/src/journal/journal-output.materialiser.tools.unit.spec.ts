@@ -1,21 +1,9 @@
-import type { JournalEvent, MessageRow, ToolCard } from '../messages/message-row.js';
-import { materialiseJournal } from './journal-output.materialiser.js';
-import { type MaterialiseJournalInput } from './journal.types.js';
-import { journalEvents } from '../testing/journal-events.builder.js';
+import type { MessageRow, ToolCard } from '../messages/message-row.js';
+import { journalEvents, journalMaterialiser } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';
 const ev = journalEvents(2000);
-const materialise = (events: readonly JournalEvent[], input: Partial<MaterialiseJournalInput> = {}) =>
-  materialiseJournal({
-    runId: RUN,
-    events,
-    rows: [],
-    context: [],
-    toolCards: [],
-    dedupeExisting: false,
-    fallbackTimestamp: 1,
-    ...input,
-  });
+const materialise = journalMaterialiser(RUN, 1);
 const anchor = (timestamp: number): MessageRow => ({
   role: 'assistant',
   content: '',

@@ -1,7 +1,7 @@
-import type { JournalEvent, MessageRow } from '../messages/message-row.js';
+import type { MessageRow } from '../messages/message-row.js';
 import { materialiseJournal } from './journal-output.materialiser.js';
 import { type MaterialiseJournalInput } from './journal.types.js';
-import { journalEvents } from '../testing/journal-events.builder.js';
+import { journalEvents, journalMaterialiser } from '../testing/journal-events.builder.js';
 
 const RUN = 'run-1';
 const ev = journalEvents(1000.75);
@@ -13,17 +13,7 @@ const recovered = (content: string, timestamp: number, extra: Partial<MessageRow
   recoveredRunId: RUN,
   ...extra,
 });
-const materialise = (events: readonly JournalEvent[], input: Partial<MaterialiseJournalInput> = {}) =>
-  materialiseJournal({
-    runId: RUN,
-    events,
-    rows: [],
-    context: [],
-    toolCards: [],
-    dedupeExisting: false,
-    fallbackTimestamp: 5000,
-    ...input,
-  });
+const materialise = journalMaterialiser(RUN, 5000);
 
 describe('materialising a run journal (§3.7)', () => {
   it('joins tokens and the interim sentence after them into one row', () => {

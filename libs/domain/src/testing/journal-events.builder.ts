@@ -1,5 +1,7 @@
 import type { SessionEvent } from '../events/session.events.js';
 import type { JournalEvent } from '../messages/message-row.js';
+import { materialiseJournal } from '../journal/journal-output.materialiser.js';
+import type { MaterialiseJournalInput } from '../journal/journal.types.js';
 
 /**
  * The one builder of run-journal events for the specs (session.fixtures.ts re-exports the stream events).
@@ -21,3 +23,12 @@ export const journal = (runId: string, seq: number, event: string, payload: Jour
 /** `token` stream events for `texts`, from `fromSeq` on, a hundredth of a second apart from `createdAt`. */
 export const tokens = (runId: string, fromSeq: number, texts: readonly string[], createdAt: number): SessionEvent[] =>
   texts.map((text, index) => journal(runId, fromSeq + index, 'token', { text }, createdAt + index / 100));
+
+/**
+ * `materialiseJournal` of run `runId` with nothing materialised before (no rows, context or tool cards, no
+ * dedupe) and `fallbackTimestamp`; a spec overrides any of it per call.
+ */
+export const journalMaterialiser =
+  (runId: string, fallbackTimestamp: number) =>
+  (events: readonly JournalEvent[], input: Partial<MaterialiseJournalInput> = {}) =>
+    materialiseJournal({ runId, events, rows: [], context: [], toolCards: [], dedupeExisting: false, fallbackTimestamp, ...input });
