@@ -78,6 +78,43 @@ describe('ingestion routes', () => {
     expect([unknownRun.status, unknownRun.body.code]).toEqual([404, 'RUN_NOT_FOUND']);
   });
 
+  it('reads a settled run’s whole journal back from the stream, late events included, and keeps (runId, seq) once', async () => {
+    await start('ing-settled-journal');
+    const token = (seq: number, text: string) => ({ seq, event: 'token', payload: { text }, createdAt: 500 + seq });
+    const journal = (runId: string, events: unknown[]) => ingest(`/v1/sessions/ing-settled-journal/runs/${runId}/journal`).send({ events });
+    // A late event of an older run lands between this run's events: the read must leave it out.
+    await journal('older', [token(1, 'old')]);
+    expect((await ingest('/v1/sessions/ing-settled-journal/submissions').send({ runId: 'r1', text: 'hi', submittedAt: 500 })).status).toBe(200);
+    await journal('r1', [token(1, 'Hel'), token(2, 'lo')]);
+    await journal('older', [token(2, 'older still')]);
+    await journal('r1', [token(4, '!'), { seq: 5, event: 'done', payload: {}, createdAt: 506 }]);
+    const settle = await ingest('/v1/sessions/ing-settled-journal/runs/r1/settle').send({
+      rows: [
+        { role: 'user', content: 'hi', timestamp: 500 },
+        { role: 'assistant', content: 'Hello!', timestamp: 506 },
+      ],
+      settledAt: 506,
+    });
+    expect(settle.status).toBe(200);
+    // After the settle: a repeat is still a duplicate, a seq never seen is recorded.
+    expect((await journal('r1', [token(2, 'lo again')])).body).toMatchObject({ appended: 0, duplicate: true });
+    expect((await journal('r1', [token(3, 'late'), token(1, 'repeat')])).body).toMatchObject({ appended: 1, duplicate: false });
+    const read1 = await read('/v1/sessions/ing-settled-journal/runs/r1/journal');
+    expect(read1.status).toBe(200);
+    expect(read1.body).toMatchObject({ runId: 'r1', lastSeq: 5, gaps: [], terminal: true, terminalState: 'completed' });
+    expect(read1.body.events.map((e: { seq: number; payload: { text?: string } }) => [e.seq, e.payload.text ?? null])).toEqual([
+      [1, 'Hel'],
+      [2, 'lo'],
+      [3, 'late'],
+      [4, '!'],
+      [5, null],
+    ]);
+    const older = await read('/v1/sessions/ing-settled-journal/runs/older/journal');
+    expect(older.body.events.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
+    const transcript = await read('/v1/sessions/ing-settled-journal/transcript');
+    expect(transcript.body.messages.map((m: { content: string }) => m.content)).toEqual(['hi', 'Hello!']);
+  });
+
   it('refuses to settle a run that was never submitted (404 RUN_NOT_FOUND) and stores nothing', async () => {
     await start('ing-ghost-run');
     const settle = await ingest('/v1/sessions/ing-ghost-run/runs/never/settle').send({

@@ -167,3 +167,46 @@ describe('the in-process caches, bounded in bytes', () => {
     expect((await views.view(id)).view.display.length).toBe(held.rows);
   });
 });
+
+describe('a settled run’s journal, archived in the state', () => {
+  const id = 'views-journal';
+  const streamId = toSessionStreamId(id);
+  const journal = (runId: string, seq: number, text: string): SessionEvent => ({
+    type: 'JournalEventRecorded',
+    data: { runId, seq, event: 'token', payload: { text }, createdAt: 20 + seq },
+  });
+  const events: SessionEvent[] = [
+    { type: 'SessionStarted', data: { sessionId: id, title: null, parentSessionId: null, createdAt: 1 } },
+    { type: 'UserMessageSubmitted', data: { runId: 'r1', text: 'hi', attachments: [], source: null, submittedAt: 20 } },
+    journal('r1', 1, 'Hel'),
+    journal('other', 1, 'not this run'),
+    journal('r1', 2, 'lo'),
+    { type: 'TurnSettled', data: { runId: 'r1', rows: [{ role: 'assistant', content: 'Hello', timestamp: 23 }], settledAt: 23 } },
+    journal('r1', 4, ' late'),
+  ];
+
+  it('keeps only the seqs and the span in the state, and reads the events back from the stream, cold', async () => {
+    const store = new PostgresEventStore(pool);
+    const snapshots = new SnapshotStore(pool);
+    await store.append(streamId, events);
+    const { state } = await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).load(id);
+    expect(state.version).toBe(events.length);
+    await snapshots.save(streamId, events.length, state);
+    const run = (await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).loadRun(id, 'r1')).run;
+    expect(run?.archivedSeqs).toEqual([[1, 2], [4, 4]]);
+    expect(run?.journalSpan).toEqual([3, 7]);
+    expect(run?.journal.map((event) => [event.seq, event.payload?.['text']])).toEqual([
+      [1, 'Hel'],
+      [2, 'lo'],
+      [4, ' late'],
+    ]);
+    // A span that does not hold every kept seq (a state the fold could not vouch for) reads the whole stream.
+    const skewed = JSON.stringify(state).replace('"journalSpan":[3,7]', '"journalSpan":[6,7]');
+    expect(skewed).not.toBe(JSON.stringify(state));
+    await pool.query('UPDATE session_snapshots SET state = $2::json WHERE stream_id = $1', [streamId, skewed]);
+    const again = (await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).loadRun(id, 'r1')).run;
+    expect(again?.journalSpan).toEqual([6, 7]);
+    expect(again?.journal.map((event) => event.seq)).toEqual([1, 2, 4]);
+    expect(await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).loadRun('never-started', 'r1')).toEqual({ exists: false, run: undefined });
+  });
+});

@@ -1,6 +1,10 @@
 import {
   evolveAll,
   initialSessionState,
+  type JournalEvent,
+  rangesSize,
+  type RunRecord,
+  runOf,
   render,
   renderInputsOf,
   type RenderInputs,
@@ -143,6 +147,24 @@ export class SessionViews {
     const cached = this.states.get(toSessionStreamId(sessionId));
     if (!cached) return this.load(sessionId);
     return { sessionId, version: cached.version, state: cached.state, exists: true, fresh: false };
+  }
+
+  /**
+   * A run of the session at its current version, with its whole journal: a settled run's journal is archived
+   * in the state (`archivedSeqs`), so its events are read back from the stream, between the versions of its
+   * `journalSpan`; should that span not hold every seq the state kept, the whole stream is read.
+   */
+  async loadRun(sessionId: string, runId: string): Promise<{ exists: boolean; run: RunRecord | undefined }> {
+    const loaded = await this.load(sessionId);
+    const run = loaded.exists ? runOf(loaded.state, runId) : undefined;
+    if (run?.archivedSeqs == null || run.journalSpan === null) return { exists: loaded.exists, run };
+    const streamId = toSessionStreamId(sessionId);
+    const [from, to] = run.journalSpan;
+    let journal = journalOf(await this.store.readStream(streamId, { from, to }), runId);
+    if (new Set(journal.map((event) => event.seq)).size !== rangesSize(run.archivedSeqs)) {
+      journal = journalOf(await this.store.readStream(streamId, { to: loaded.version }), runId);
+    }
+    return { exists: true, run: { ...run, journal } };
   }
 
   /** Only a state at the head is cached as the session's latest: a time-travel fold must not pose as it. */
@@ -312,4 +334,15 @@ export class SessionViews {
     this.latestTranscripts.clear();
     this.streamingOutputs.clear();
   }
+}
+
+/** The run's journal events among stored events, in stream order (the fold's `JournalEvent`s). */
+function journalOf(events: readonly StoredEvent[], runId: string): JournalEvent[] {
+  const journal: JournalEvent[] = [];
+  for (const { type, data } of events) {
+    if (type !== 'JournalEventRecorded') continue;
+    const { runId: of, seq, event, payload, createdAt } = data as { runId: unknown; seq: number; event: string; payload: JournalEvent['payload']; createdAt: number };
+    if (of === runId) journal.push({ seq, event, payload, createdAt });
+  }
+  return journal;
 }

@@ -5,7 +5,7 @@ import type { SessionState } from '#domain';
  * Bump when the fold state's shape changes: older snapshots are then ignored (and rebuilt from events),
  * never misread.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 4;
+export const SNAPSHOT_SCHEMA_VERSION = 5;
 
 export interface Snapshot {
   readonly version: number;

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import pg from 'pg';
-import { runOf, summarizeJournal } from '#domain';
+import { summarizeJournal } from '#domain';
 import { ProblemError } from '#platform';
 import { listSessions, SessionViews } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
@@ -50,11 +50,10 @@ export class GetRunJournalHandler implements IQueryHandler<GetRunJournal> {
   constructor(private readonly views: SessionViews) {}
 
   async execute({ sessionId, runId }: GetRunJournal): Promise<RunJournalAnswer> {
-    const loaded = await this.views.load(sessionId);
-    if (!loaded.exists) throw sessionNotFound(sessionId);
+    const { exists, run } = await this.views.loadRun(sessionId, runId);
+    if (!exists) throw sessionNotFound(sessionId);
     // A run the session never heard of (no submission, journal or decision) is not there; a known run
     // without a journal reads as zero events (terminalState "unknown"), as a missing journal file does.
-    const run = runOf(loaded.state, runId);
     if (!run) throw new ProblemError(404, 'RUN_NOT_FOUND', `Run ${runId} is unknown to session ${sessionId}.`);
     const { events, lastSeq, gaps, terminal, terminalState } = summarizeJournal(runId, run.journal);
     return { runId, events, lastSeq, gaps, terminal, terminalState };

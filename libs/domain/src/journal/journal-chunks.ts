@@ -89,3 +89,55 @@ export function insertJournalEvent(transient: ChunkOwner, chunks: JournalChunks,
   else owned[at] = chunk;
   return owned;
 }
+
+/** Inclusive `[from, to]` ranges of seqs, sorted and apart (no two touch): what is left of a settled run's journal. */
+export type SeqRanges = readonly (readonly [from: number, to: number])[];
+
+/** The seqs of a journal as ranges (a journal is kept sorted by seq, without repeats). */
+export function seqRangesOf(chunks: JournalChunks): SeqRanges {
+  const ranges: [number, number][] = [];
+  for (const chunk of chunks) {
+    for (const { seq } of chunk) {
+      const last = ranges.at(-1);
+      if (last !== undefined && seq === last[1] + 1) last[1] = seq;
+      else ranges.push([seq, seq]);
+    }
+  }
+  return ranges;
+}
+
+/** Index of the range holding `seq`, or `-(insertion point) - 1`. */
+function rangeIndex(ranges: SeqRanges, seq: number): number {
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const [from, to] = ranges[middle];
+    if (seq < from) high = middle - 1;
+    else if (seq > to) low = middle + 1;
+    else return middle;
+  }
+  return -low - 1;
+}
+
+export const rangesHaveSeq = (ranges: SeqRanges, seq: number): boolean => rangeIndex(ranges, seq) >= 0;
+
+/** How many seqs the ranges hold. */
+export const rangesSize = (ranges: SeqRanges): number => ranges.reduce((total, [from, to]) => total + to - from + 1, 0);
+
+/** The ranges with `seq` added (a copy; `ranges` itself when it already holds it). */
+export function addSeqToRanges(ranges: SeqRanges, seq: number): SeqRanges {
+  const found = rangeIndex(ranges, seq);
+  if (found >= 0) return ranges;
+  const at = -found - 1;
+  const before = ranges[at - 1];
+  const after = ranges[at];
+  const joinsBefore = before !== undefined && before[1] + 1 === seq;
+  const joinsAfter = after !== undefined && after[0] - 1 === seq;
+  const next = ranges.slice();
+  if (joinsBefore && joinsAfter) next.splice(at - 1, 2, [before[0], after[1]]);
+  else if (joinsBefore) next[at - 1] = [before[0], seq];
+  else if (joinsAfter) next[at] = [seq, after[1]];
+  else next.splice(at, 0, [seq, seq]);
+  return next;
+}

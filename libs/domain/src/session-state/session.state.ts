@@ -1,5 +1,5 @@
 import type { InterruptionCause, JournalEvent, MessageRow, StateRow } from '../messages/message-row.js';
-import { flattenJournal, type JournalChunks } from '../journal/journal-chunks.js';
+import { flattenJournal, journalHasSeq, rangesHaveSeq, type JournalChunks, type SeqRanges } from '../journal/journal-chunks.js';
 import { emptyRunTable, findRun, type RunTable } from './run-table.js';
 
 /**
@@ -45,8 +45,17 @@ export type RunOutcome = 'settled' | 'interrupted' | 'recovered_from_agent_store
 /** A run as readers see it (`runOf`): its journal as one array, sorted by seq. */
 export interface RunRecord {
   readonly runId: string;
-  /** Sorted by seq; the first delivery of a seq wins. */
+  /** Sorted by seq; the first delivery of a seq wins. Empty once archived (`archivedSeqs`). */
   readonly journal: readonly JournalEvent[];
+  /**
+   * Set when the run settled without a decision: its rows are committed and nothing derives from its journal
+   * any more, so the state keeps only the seqs recorded (a late repeat is still a duplicate); the events stay
+   * in the stream, between the versions of `journalSpan` (the journal read takes them from there). A snapshot
+   * of a long session is then its transcript, not every token it streamed.
+   */
+  readonly archivedSeqs: SeqRanges | null;
+  /** Stream versions (`SessionState.version`) of the run's first and last `JournalEventRecorded`, if any. */
+  readonly journalSpan: readonly [first: number, last: number] | null;
   readonly submitted: boolean;
   readonly outcome: RunOutcome | null;
   readonly interruption: InterruptionRecord | null;
@@ -58,6 +67,8 @@ export interface StoredRun extends Omit<RunRecord, 'journal'> {
 }
 
 export interface SessionState {
+  /** Events folded: the stream version this state stands at (a fold from the stream's start). */
+  readonly version: number;
   readonly sessionId: string | null;
   readonly title: string | null;
   readonly parentSessionId: string | null;
@@ -88,6 +99,10 @@ export interface SessionState {
 /** The stored run (journal in chunks): what the fold and the deciders read. */
 export const storedRunOf = (state: SessionState, runId: string): StoredRun | undefined => findRun(state.runs, runId);
 
+/** A journal event with this seq was recorded for the run (its journal, or what is kept of it once archived). */
+export const runHasSeq = (run: StoredRun, seq: number): boolean =>
+  run.archivedSeqs !== null ? rangesHaveSeq(run.archivedSeqs, seq) : journalHasSeq(run.journal, seq);
+
 /** The run with its journal as one array (allocates it: for readers, not for the fold's hot path). */
 export function runOf(state: SessionState, runId: string): RunRecord | undefined {
   const run = findRun(state.runs, runId);
@@ -97,6 +112,8 @@ export function runOf(state: SessionState, runId: string): RunRecord | undefined
 export const emptyRun = (runId: string): StoredRun => ({
   runId,
   journal: [],
+  archivedSeqs: null,
+  journalSpan: null,
   submitted: false,
   outcome: null,
   interruption: null,
@@ -104,6 +121,7 @@ export const emptyRun = (runId: string): StoredRun => ({
 
 export function initialSessionState(): SessionState {
   return {
+    version: 0,
     sessionId: null,
     title: null,
     parentSessionId: null,

@@ -2,7 +2,7 @@ import type { SessionEvent } from '../events/session.events.js';
 import { carryProof } from '../fast-path/commit-fix.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { Transient } from '../session-state/transient.js';
-import { insertJournalEvent } from '../journal/journal-chunks.js';
+import { addSeqToRanges, insertJournalEvent } from '../journal/journal-chunks.js';
 import { storedRunOf, type SessionState } from '../session-state/session.state.js';
 import { upsertStateRow } from '../session-state/state-rows.js';
 import {
@@ -34,6 +34,8 @@ export function evolveAll(state: SessionState, events: Iterable<SessionEvent>, o
 export const evolve = (state: SessionState, event: SessionEvent): SessionState => evolveAll(state, [event]);
 
 function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): void {
+  // Every event takes a version, one that changes nothing as well.
+  draft.version += 1;
   if (typeof event !== 'object' || event === null || typeof event.data !== 'object' || event.data === null) return;
   switch (event.type) {
     case 'SessionStarted': {
@@ -77,7 +79,10 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       const { runId, seq, event: name, payload, createdAt } = event.data;
       touch(draft, createdAt);
       const run = ownRun(transient, draft, runId);
-      run.journal = insertJournalEvent(transient, run.journal, { seq, event: name, payload, createdAt });
+      run.journalSpan = [run.journalSpan?.[0] ?? draft.version, draft.version];
+      // A settled run's journal is archived (session.state.ts `archivedSeqs`): a late event adds its seq only.
+      if (run.archivedSeqs !== null) run.archivedSeqs = addSeqToRanges(run.archivedSeqs, seq);
+      else run.journal = insertJournalEvent(transient, run.journal, { seq, event: name, payload, createdAt });
       return;
     }
     case 'StateRowsObserved': {

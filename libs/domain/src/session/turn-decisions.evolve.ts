@@ -8,6 +8,7 @@ import type { MessageRow } from '../messages/message-row.js';
 import { canSupersede } from './marker-supersede.policy.js';
 import { commitFix } from '../fast-path/commit-fix.js';
 import { forgetProof } from '../fast-path/commit-fix.proof.js';
+import { seqRangesOf } from '../journal/journal-chunks.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { type Transient } from '../session-state/transient.js';
 import { isMultipartUser, unmirror, type TurnPrompt } from '../session-state/prompt-mirror.js';
@@ -49,7 +50,13 @@ export function onTurnSettled(transient: Transient, draft: Draft, data: TurnSett
     committed.push(row);
     if (row.role === 'user') draft.watermark = advanceWatermark(draft.watermark, row.timestamp ?? data.settledAt);
   }
-  ownRun(transient, draft, data.runId).outcome = 'settled';
+  const settled = ownRun(transient, draft, data.runId);
+  settled.outcome = 'settled';
+  // Nothing derives from the journal of a run settled without a decision: only its seqs are kept.
+  if (settled.interruption === null) {
+    settled.archivedSeqs = seqRangesOf(settled.journal);
+    settled.journal = [];
+  }
   draft.latestRunId = data.runId;
 }
 
