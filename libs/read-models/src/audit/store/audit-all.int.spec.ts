@@ -88,4 +88,17 @@ describe('auditing the whole store', () => {
     expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-2', 'all-6', 'all-7']);
     expect(report.mismatches[2].chain).toEqual({ ok: false, firstBrokenVersion: 2 });
   });
+
+  it('reports a type edited to hold a separator as a broken link, and goes on', async () => {
+    // The type travels as it is (not as JSON): one holding a separator is written as `?`, which no link hashed.
+    await pool.query(`UPDATE events SET type = type || E'\x1f' WHERE stream_id = $1 AND version = 3`, [toSessionStreamId('all-3')]);
+    await pool.query(`UPDATE events SET type = E'\x1e' || type WHERE stream_id = $1 AND version = 4`, [toSessionStreamId('all-1')]);
+    for (const batchEvents of [5_000, 2]) {
+      const report = await auditAll({ pool }, { batchEvents });
+      expect(report.eventsReplayed).toBe(7 * 4);
+      expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-1', 'all-2', 'all-3', 'all-6', 'all-7']);
+      expect(report.mismatches[0].chain).toEqual({ ok: false, firstBrokenVersion: 4 });
+      expect(report.mismatches[2].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
+    }
+  });
 });

@@ -36,11 +36,15 @@ export interface BatchResult {
 }
 
 const FEED_LINKS = 256;
+const TYPES_KEPT = 256;
 
 /** Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. */
 export class AuditBatchProcessor {
   private readonly open = new Map<string, StreamingSessionAudit>();
-  /** `to_json(type)` → the type (a handful of event types). */
+  /**
+   * Each event type's text, once: a link keeps this copy, not a slice that would hold the whole batch text
+   * alive (a handful of types; a store with more, edited ones, gets slices past TYPES_KEPT).
+   */
   private readonly types = new Map<string, string>();
 
   process(batch: AuditBatch): BatchResult {
@@ -110,11 +114,12 @@ export class AuditBatchProcessor {
     return { version, type, data: JSON.parse(dataText) as unknown, hash, text: dataText };
   }
 
-  private typeOf(json: string): string {
-    let type = this.types.get(json);
+  private typeOf(text: string): string {
+    let type = this.types.get(text);
     if (type === undefined) {
-      type = JSON.parse(json) as string;
-      this.types.set(json, type);
+      // A flat copy of the slice (the Map's key is the slice itself).
+      type = [...text].join('');
+      if (this.types.size < TYPES_KEPT) this.types.set(type, type);
     }
     return type;
   }

@@ -9,7 +9,7 @@ function packed(part: number, sessionId: string, count: number) {
   let previous = '';
   const lines = events.map((event, i) => {
     previous = chainHash(previous, i + 1, event.type, event.data);
-    return [part, i + 1, previous, JSON.stringify(event.type), JSON.stringify(event.data)].join(PACKED_FIELD);
+    return [part, i + 1, previous, event.type, JSON.stringify(event.data)].join(PACKED_FIELD);
   });
   return { lines, head: { version: count, lastHash: previous } };
 }

@@ -103,7 +103,10 @@ export interface PackedEvents {
   readonly last: number;
 }
 
-const LINE = `e.version || E'\\x1f' || translate(e.hash, E'\\x1e\\x1f', '??') || E'\\x1f' || to_json(e.type)::text || E'\\x1f' || e.data::text`;
+/** A text field as it is, or `?` if it holds a separator (strpos twice costs a third of one `translate`). */
+const guarded = (column: string) => `CASE WHEN strpos(${column}, E'\\x1e') = 0 AND strpos(${column}, E'\\x1f') = 0 THEN ${column} ELSE '?' END`;
+
+const LINE = `e.version || E'\\x1f' || ${guarded('e.hash')} || E'\\x1f' || ${guarded('e.type')} || E'\\x1f' || e.data::text`;
 
 async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
   // The lines joined in part and version order, said in the aggregate itself (a subquery's ORDER BY is not
