@@ -72,6 +72,27 @@ const libsIndependentOfApps = {
   },
 };
 
+/**
+ * The audit's worker thread loads only what a replay needs (`#domain/replay`, `#event-store/hash`): each lib's
+ * main entry would load its deciders and zod schemas, or pg, into every worker isolate (~9 MB and ~100 ms each).
+ */
+const auditWorkerGraph = {
+  files: ['libs/read-models/src/audit/store/*.ts', 'libs/read-models/src/audit/chain-verification.ts', 'libs/read-models/src/audit/json-equal.ts', 'libs/read-models/src/audit/deep-diff.ts', 'libs/read-models/src/session-index/index-row.builder.ts', 'libs/read-models/src/session-summary/summary-row.builder.ts'],
+  ignores: ['**/*.spec.ts', 'libs/read-models/src/audit/store/audit-all.ts', 'libs/read-models/src/audit/store/audit-lanes.ts', 'libs/read-models/src/audit/store/store-audit.reader.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          expressPattern,
+          { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' },
+          { regex: '^#(domain|event-store)$', allowTypeImports: true, message: 'the audit worker imports #domain/replay and #event-store/hash, not the main entries.' },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.chronicle/**', 'apps/admin-dashboard/dist/**'] },
   js.configs.recommended,
@@ -98,5 +119,6 @@ export default tseslint.config(
   },
   fastifyOnly,
   libsIndependentOfApps,
+  auditWorkerGraph,
   domainPurity,
 );

@@ -22,6 +22,8 @@ const swcToCommonJs = ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, m
 const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform', 'hermes-import'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
+  '^#domain/replay$': '<rootDir>/libs/domain/src/replay.ts',
+  '^#event-store/hash$': '<rootDir>/libs/event-store/src/event-hash.ts',
   '^#migrations$': '<rootDir>/migrations/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from '#domain';
+import { canonicalJson, sha256Hex } from '#domain/replay';
 
 /**
  * Hash chain link of one event: sha256(previous hash || canonical JSON of { data, type, version }). The

@@ -1,4 +1,4 @@
-import { chainHash, chainLink } from '#event-store';
+import { chainHash, chainLink } from '#event-store/hash';
 
 export interface ChainLink {
   readonly version: number;

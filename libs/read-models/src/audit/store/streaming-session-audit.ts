@@ -1,4 +1,4 @@
-import { evolveAll, initialSessionState, render, renderTranscript, type SessionEvent, type SessionState, type SessionView } from '#domain';
+import { evolveAll, initialSessionState, render, renderTranscript, type SessionEvent, type SessionState, type SessionView } from '#domain/replay';
 import { indexRowOf, type StoredIndexRow } from '../../session-index/index-row.builder.js';
 import { summaryRowOf } from '../../session-summary/summary-row.builder.js';
 import { type ChainLink, ChainFollower, type StreamHeadLink } from '../chain-verification.js';
