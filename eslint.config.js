@@ -56,20 +56,11 @@ const fastifyOnly = {
   files: ['apps/**/*.ts'],
   rules: { 'no-restricted-imports': ['error', { patterns: [expressPattern] }] },
 };
+const libPatterns = [expressPattern, { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' }];
 const libsIndependentOfApps = {
   files: ['libs/**/*.ts'],
   ignores: ['libs/domain/**'],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: [
-          expressPattern,
-          { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' },
-        ],
-      },
-    ],
-  },
+  rules: { 'no-restricted-imports': ['error', { patterns: libPatterns }] },
 };
 
 /**
@@ -84,8 +75,7 @@ const auditWorkerGraph = {
       'error',
       {
         patterns: [
-          expressPattern,
-          { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' },
+          ...libPatterns,
           { regex: '^#(domain|event-store)$', allowTypeImports: true, message: 'the audit worker imports #domain/replay and #event-store/hash, not the main entries.' },
         ],
       },

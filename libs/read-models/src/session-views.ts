@@ -2,6 +2,8 @@ import {
   evolveAll,
   initialSessionState,
   type JournalEvent,
+  journalEventOf,
+  type JournalEventRecordedData,
   rangesSize,
   type RunRecord,
   runOf,
@@ -341,8 +343,8 @@ function journalOf(events: readonly StoredEvent[], runId: string): JournalEvent[
   const journal: JournalEvent[] = [];
   for (const { type, data } of events) {
     if (type !== 'JournalEventRecorded') continue;
-    const { runId: of, seq, event, payload, createdAt } = data as { runId: unknown; seq: number; event: string; payload: JournalEvent['payload']; createdAt: number };
-    if (of === runId) journal.push({ seq, event, payload, createdAt });
+    const recorded = data as JournalEventRecordedData;
+    if (recorded.runId === runId) journal.push(journalEventOf(recorded));
   }
   return journal;
 }

@@ -18,6 +18,9 @@ export interface ChunkOwner {
   ownArray<T>(value: readonly T[]): T[];
 }
 
+/** The journal event a `JournalEventRecorded` records (its data without the run id): what the journal stores. */
+export const journalEventOf = ({ seq, event, payload, createdAt }: JournalEvent): JournalEvent => ({ seq, event, payload, createdAt });
+
 export const journalSize = (chunks: JournalChunks): number => chunks.reduce((total, chunk) => total + chunk.length, 0);
 
 /** The journal as one array, in seq order. */

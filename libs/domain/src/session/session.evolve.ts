@@ -2,7 +2,7 @@ import type { SessionEvent } from '../events/session.events.js';
 import { carryProof } from '../fast-path/commit-fix.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { Transient } from '../session-state/transient.js';
-import { addSeqToRanges, insertJournalEvent } from '../journal/journal-chunks.js';
+import { addSeqToRanges, insertJournalEvent, journalEventOf } from '../journal/journal-chunks.js';
 import { storedRunOf, type SessionState } from '../session-state/session.state.js';
 import { upsertStateRow } from '../session-state/state-rows.js';
 import {
@@ -76,13 +76,13 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       return;
     }
     case 'JournalEventRecorded': {
-      const { runId, seq, event: name, payload, createdAt } = event.data;
+      const { runId, seq, createdAt } = event.data;
       touch(draft, createdAt);
       const run = ownRun(transient, draft, runId);
       run.journalSpan = [run.journalSpan?.[0] ?? draft.version, draft.version];
       // A settled run's journal is archived (session.state.ts `archivedSeqs`): a late event adds its seq only.
       if (run.archivedSeqs !== null) run.archivedSeqs = addSeqToRanges(run.archivedSeqs, seq);
-      else run.journal = insertJournalEvent(transient, run.journal, { seq, event: name, payload, createdAt });
+      else run.journal = insertJournalEvent(transient, run.journal, journalEventOf(event.data));
       return;
     }
     case 'StateRowsObserved': {
