@@ -36,6 +36,37 @@ export interface BatchResult {
 }
 
 const FEED_LINKS = 256;
+
+/** A link whose data is parsed with the others of its slice (`withData`), just before they are fed. */
+interface PendingLink {
+  readonly version: number;
+  readonly type: string;
+  data: unknown;
+  readonly hash: string;
+  readonly text: string;
+}
+
+/**
+ * Parses the data of a slice of links in one `JSON.parse` of their texts joined as an array: a third less time
+ * than a parse per text, measured on the audit bench's events (~100-byte objects). A json column holds one
+ * JSON value per row, so the array has one item per link; should it not, or should a text not parse (not
+ * json, which the column forbids), each is parsed alone, as before, and the one that fails throws.
+ */
+function withData(links: PendingLink[]): ChainLink[] {
+  if (links.length === 0) return links;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(`[${links.map((link) => link.text).join(',')}]`);
+  } catch {
+    parsed = null;
+  }
+  if (Array.isArray(parsed) && parsed.length === links.length) {
+    for (let i = 0; i < links.length; i += 1) links[i].data = parsed[i];
+  } else {
+    for (const link of links) link.data = JSON.parse(link.text) as unknown;
+  }
+  return links;
+}
 const TYPES_KEPT = 256;
 
 /** Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. */
@@ -46,6 +77,7 @@ export class AuditBatchProcessor {
    * alive (a handful of types; a store with more, edited ones, gets slices past TYPES_KEPT).
    */
   private readonly types = new Map<string, string>();
+  private lastType = '';
 
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
@@ -53,11 +85,11 @@ export class AuditBatchProcessor {
     let events = 0;
     let part = -1;
     let audit: StreamingSessionAudit | null = null;
-    let links: ChainLink[] = [];
+    let links: PendingLink[] = [];
     // Fed a few hundred links at a time: what a link holds dies young (a scavenge), not after the whole batch.
     const finishPart = () => {
       if (audit === null) return;
-      audit.feed(links);
+      audit.feed(withData(links));
       links = [];
       const done = batch.parts[part];
       if (done.end) {
@@ -84,7 +116,7 @@ export class AuditBatchProcessor {
       }
       links.push(this.link(text, at, end));
       if (links.length === FEED_LINKS) {
-        (audit as StreamingSessionAudit | null)?.feed(links);
+        (audit as StreamingSessionAudit | null)?.feed(withData(links));
         links = [];
       }
       events += 1;
@@ -102,25 +134,29 @@ export class AuditBatchProcessor {
     return part;
   }
 
-  private link(text: string, at: number, end: number): ChainLink {
+  private link(text: string, at: number, end: number): PendingLink {
     const t1 = text.indexOf(PACKED_FIELD, at) + 1;
     const t2 = text.indexOf(PACKED_FIELD, t1) + 1;
     const t3 = text.indexOf(PACKED_FIELD, t2) + 1;
     const t4 = text.indexOf(PACKED_FIELD, t3) + 1;
     const version = Number(text.slice(t1, t2 - 1));
     const hash = text.slice(t2, t3 - 1);
-    const type = this.typeOf(text.slice(t3, t4 - 1));
-    const dataText = text.slice(t4, end);
-    return { version, type, data: JSON.parse(dataText) as unknown, hash, text: dataText };
+    const type = this.typeOf(text, t3, t4 - 1);
+    return { version, type, data: undefined, hash, text: text.slice(t4, end) };
   }
 
-  private typeOf(text: string): string {
+  /** The type written at `text[from, to)`: most lines repeat the line before's, which is checked first, in place. */
+  private typeOf(line: string, from: number, to: number): string {
+    const last = this.lastType;
+    if (to - from === last.length && line.startsWith(last, from)) return last;
+    const text = line.slice(from, to);
     let type = this.types.get(text);
     if (type === undefined) {
       // A flat copy of the slice (the Map's key is the slice itself).
       type = [...text].join('');
       if (this.types.size < TYPES_KEPT) this.types.set(type, type);
     }
+    this.lastType = type;
     return type;
   }
 

@@ -53,4 +53,16 @@ describe('a batch of packed events', () => {
     ];
     expect(() => new AuditBatchProcessor().process({ id: 1, parts, events: [...b.lines, ...a.lines].join(PACKED_RECORD) })).toThrow(/out of part order/);
   });
+
+  it('folds the data of a slice parsed as one array like data parsed one text at a time', () => {
+    const { lines, head } = packed(1, 'sliced', 700);
+    const whole = new AuditBatchProcessor().process({ id: 1, parts: [{ sessionId: 'sliced', begin: begin(head), end: true }], events: lines.join(PACKED_RECORD) });
+    expect(whole.audits[0]).toMatchObject({ sessionId: 'sliced', version: 700, match: true });
+    // A text that is not one JSON value (the json column forbids it) is parsed alone and fails as such.
+    for (const bad of ['{"a":', '1,2']) {
+      const edited = lines.map((line, i) => (i === 300 ? `${line.slice(0, line.lastIndexOf(PACKED_FIELD) + 1)}${bad}` : line));
+      const run = () => new AuditBatchProcessor().process({ id: 1, parts: [{ sessionId: 'sliced', begin: begin(head), end: true }], events: edited.join(PACKED_RECORD) });
+      expect(run).toThrow(SyntaxError);
+    }
+  });
 });

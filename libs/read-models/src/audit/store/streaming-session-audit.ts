@@ -103,15 +103,18 @@ export class StreamingSessionAudit {
       this.add([{ path: 'index.version', stored: index?.version, replayed: this.version }]);
     }
     let served: SessionView = replayed;
+    // A served view equal to the replayed one as JSON has its transcript hash (canonical JSON of the same values).
+    let sameView = true;
     if (servedView !== undefined) {
       if (servedView === null) this.add([{ path: 'view', stored: undefined, replayed: `a view at version ${this.version}` }]);
-      else this.diff((served = servedView), replayed, 'view');
+      else sameView = this.diff((served = servedView), replayed, 'view');
     } else if (this.served !== null) {
-      served = this.safely(() => render(this.served as SessionState), 'view') ?? replayed;
-      this.diff(served, replayed, 'view');
+      const rendered = this.safely(() => render(this.served as SessionState), 'view');
+      served = rendered ?? replayed;
+      sameView = rendered !== null && this.diff(served, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
-    const storedHash = servedView === null ? '' : served === replayed ? replayedHash : renderTranscript(served, 'display').hash;
+    const storedHash = servedView === null ? '' : sameView ? replayedHash : renderTranscript(served, 'display').hash;
     return this.result(chain, storedHash, replayedHash, this.differences);
   }
 
@@ -159,9 +162,11 @@ export class StreamingSessionAudit {
     }
   }
 
-  /** Paths are built only for what differs. */
-  private diff(stored: unknown, replayed: unknown, path: string): void {
-    if (!jsonEqual(stored, replayed)) this.add(deepDiff(stored, replayed, { path, limit: this.room() }));
+  /** Whether the two are equal as JSON; paths are built only for what differs. */
+  private diff(stored: unknown, replayed: unknown, path: string): boolean {
+    if (jsonEqual(stored, replayed)) return true;
+    this.add(deepDiff(stored, replayed, { path, limit: this.room() }));
+    return false;
   }
 
   private room = () => this.limit - this.differences.length;
