@@ -73,3 +73,27 @@ export function cpuMeter(read: () => number): { stop(): number } {
   const before = read();
   return { stop: () => read() - before };
 }
+
+/** The machine's CPU time in jiffies from /proc/stat's `cpu` line: all of it, and the part the host stole. */
+export interface MachineJiffies {
+  readonly total: number;
+  readonly steal: number;
+}
+
+export function machineJiffies(): MachineJiffies | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    // cpu user nice system idle iowait irq softirq steal guest guest_nice (guest time is inside user already).
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((f) => !Number.isFinite(f))) return null;
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] };
+  } catch {
+    return null; // not Linux
+  }
+}
+
+/** The share of the machine's CPU time the host stole between two readings (a VM's neighbours), in percent. */
+export function stealPercent(from: MachineJiffies | null, to: MachineJiffies | null): number | null {
+  if (from === null || to === null || to.total <= from.total) return null;
+  return (100 * (to.steal - from.steal)) / (to.total - from.total);
+}

@@ -14,7 +14,7 @@ import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
-import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
+import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
 import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
@@ -203,7 +203,7 @@ async function loadAdapterBench(): Promise<AdapterBench | string> {
   }
 }
 
-function machine(settings: Record<string, string>, loadAtStart: number[]): string[] {
+function machine(settings: Record<string, string>, loadAtStart: number[], jiffiesAtStart: MachineJiffies | null): string[] {
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -214,6 +214,7 @@ function machine(settings: Record<string, string>, loadAtStart: number[]): strin
   }
   const cpus = os.cpus();
   const load = (values: number[]): string => values.map((v) => v.toFixed(2)).join(' / ');
+  const steal = stealPercent(jiffiesAtStart, machineJiffies());
   return [
     `- Date: ${new Date().toISOString()}`,
     `- CPU: ${cpus[0]?.model.trim() ?? 'unknown'}, ${cpus.length} cores (available parallelism ${os.availableParallelism()})`,
@@ -224,6 +225,8 @@ function machine(settings: Record<string, string>, loadAtStart: number[]): strin
     `- Commit: ${commit}`,
     `- Load: ${SECONDS} s measured after ${WARMUP_MS} ms warm-up per figure, ${RUNS} runs, interleaved`,
     `- Load average (1/5/15 min) at start: ${load(loadAtStart)}; at end: ${load(os.loadavg())}`,
+    `- CPU time stolen by the host (steal in /proc/stat, all cores, start to end): ${steal === null ? 'n/a' : `${steal.toFixed(1)} %`}` +
+      ' (a virtual machine whose host runs other guests; figures of a run with much steal are low, their ratios less so)',
   ];
 }
 
@@ -435,6 +438,7 @@ run itself a median of its repetitions); append runs on a fresh database of the 
 
 async function main(): Promise<void> {
   const loadAtStart = os.loadavg();
+  const jiffiesAtStart = machineJiffies();
   progress(`${RUNS} runs × ${SECONDS} s per load figure (warm-up ${WARMUP_MS} ms)`);
   workDir = mkdtempSync(join(os.tmpdir(), 'chronicle-bench-'));
   cluster = await startBenchCluster();
@@ -679,7 +683,7 @@ async function main(): Promise<void> {
   const table = rows(adapterNote);
   const rendered = renderTable(table);
   const tally = verdicts(table);
-  const header = machine(settings, loadAtStart);
+  const header = machine(settings, loadAtStart, jiffiesAtStart);
   const wall = `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
   const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build).`;
   process.stdout.write(`\n${header.join('\n')}\n\n${rendered}\n\n${summary}\n`);
