@@ -27,6 +27,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
+        // `pool.end()` resolves once it has asked each connection to end, not once the server has closed them;
+        // FORCE at that moment terminates a backend still reading its Terminate, and the pool's idle client
+        // raises that 57P01 as an unhandled 'error' in the test file (seen once in CI, head-reader.int.spec.ts).
+        // So the drop waits for those connections to go, and forces only what is still there after 2 s.
+        for (const deadline = Date.now() + 2_000; ; ) {
+          try {
+            await client.query(`DROP DATABASE IF EXISTS ${name}`);
+            return;
+          } catch (error) {
+            // 55006: "database … is being accessed by other users".
+            if ((error as { code?: string }).code !== '55006' || Date.now() > deadline) break;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
