@@ -36,6 +36,7 @@ export interface BatchResult {
 }
 
 const FEED_LINKS = 256;
+const TYPES_KEPT = 256;
 
 /** A link whose data is parsed with the others of its slice (`withData`), just before they are fed. */
 interface PendingLink {
@@ -67,7 +68,6 @@ function withData(links: PendingLink[]): ChainLink[] {
   }
   return links;
 }
-const TYPES_KEPT = 256;
 
 /** Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. */
 export class AuditBatchProcessor {

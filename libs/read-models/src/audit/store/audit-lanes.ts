@@ -54,7 +54,7 @@ class WorkerLane implements AuditLane {
   // The young generation at 24 MB: a batch's links die young (fed in slices), and what a slice's fold keeps a
   // while dies before the next scavenge more often than at 8 MB (~3 MB semi-spaces, a scavenge every ~3 MB,
   // ~11 % of the worker's time). Measured on the audit bench's batches replayed into a worker, 8 runs
-  // interleaved: 1,000 × 200 in 2.80 s median against 3.10 s at 8 MB; the audit's peak RSS ~12 MB higher.
+  // interleaved: 1,000 × 200 in 2.80 s median against 3.10 s at 8 MB; the audit's peak RSS 12–22 MB higher.
   private readonly worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 24 } });
   private readonly waiting: { resolve: (r: BatchResult) => void; reject: (e: Error) => void }[] = [];
   inFlight = 0;

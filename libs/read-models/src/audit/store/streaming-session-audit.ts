@@ -114,7 +114,7 @@ export class StreamingSessionAudit {
       sameView = rendered !== null && this.diff(served, replayed, 'view');
     }
     const replayedHash = renderTranscript(replayed, 'display').hash;
-    const storedHash = servedView === null ? '' : sameView ? replayedHash : renderTranscript(served, 'display').hash;
+    const storedHash = servedView === null ? '' : sameView || served === replayed ? replayedHash : renderTranscript(served, 'display').hash;
     return this.result(chain, storedHash, replayedHash, this.differences);
   }
 
