@@ -42,22 +42,35 @@ export function toOutcome(item: PendingAppend, row: ItemRow): BatchOutcome<Appen
   };
 }
 
-/** A unique violation the locks should prevent (a stream created twice at once) is still a lost race. */
+/**
+ * A unique violation the locks should prevent (a stream created twice at once) is still a lost race. Only the
+ * event store's own keys say so: a fused projection's unique violation is that projection's failure.
+ */
 export function translate(error: unknown, item: PendingAppend): unknown {
   const pgError = error as { code?: string; constraint?: string };
   if (pgError.code !== '23505') return error;
   if (pgError.constraint === 'idempotency_keys_pkey') return new IdempotencyKeyTaken(item.streamId);
-  return new ConcurrencyError(item.streamId, item.expected ?? 'any', null);
+  if (pgError.constraint === 'events_pkey' || pgError.constraint === 'streams_pkey') return new ConcurrencyError(item.streamId, item.expected ?? 'any', null);
+  return error;
 }
 
 /** SQLSTATE classes of a broken connection or server: the batch's fate is not the items' fault. */
 const CONNECTION_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 
+/**
+ * PostgreSQL answered the statement with an error of its own (a SQLSTATE outside the connection classes): the
+ * statement, and with it its implicit transaction, was rolled back. A broken connection is not one: the
+ * statement may have committed before the answer was lost.
+ */
+export function isStatementError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
+}
+
 export function isRetryableAlone(error: unknown): boolean {
   if (error instanceof CommitOutcomeUnknown) return false;
   if (error instanceof InlineProjectionError) return true;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
+  return isStatementError(error);
 }
 
 /** The connection broke while COMMIT was under way: the batch may or may not have committed, so none is acknowledged. */

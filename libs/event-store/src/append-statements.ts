@@ -1,13 +1,9 @@
 import { chainLink } from './event-hash.js';
 import type { PendingAppend } from './append-batch.outcomes.js';
 import type { KnownHead } from './known-heads.js';
+import type { FusedStatement } from './event-store.js';
 
-/** The append function of migration 1764500004000, sent as one named (prepared once per connection) statement. */
-export const APPEND_BATCH = {
-  name: 'chronicle_append_batch',
-  text: 'SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)',
-};
-
+/** The values of the append function's call (migration 1764500004000, replaced by 1764500006000): `FUNCTION_CTES`. */
 export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
   return [
     items.map((i) => i.streamId),
@@ -30,9 +26,7 @@ export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
  * (pgbench, synchronous_commit off), the difference being mostly PL/pgSQL's per-statement work. Stream ids
  * must be distinct within one call.
  */
-export const APPEND_AT_KNOWN_HEADS = {
-  name: 'chronicle_append_at_known_heads',
-  text: `WITH item AS (
+const KNOWN_HEADS_CTES = `item AS (
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
                     WITH ORDINALITY AS i(stream_id, prev_version, prev_hash, next_version, next_hash, n)
          ), locked AS (
@@ -52,19 +46,67 @@ export const APPEND_AT_KNOWN_HEADS = {
              JOIN item i ON i.n = e.item
             WHERE i.stream_id IN (SELECT m.stream_id FROM moved m)
            RETURNING events.stream_id, events.version, events.global_position
-         )
-         SELECT i.n::int AS item,
-                CASE WHEN m.stream_id IS NULL THEN 'conflict' ELSE 'ok' END AS outcome,
-                (CASE WHEN m.stream_id IS NULL THEN coalesce(l.version, 0) ELSE i.next_version END)::text AS version,
-                CASE WHEN m.stream_id IS NULL THEN NULL ELSE i.next_hash END AS last_hash,
-                (SELECT array_agg(x.global_position ORDER BY x.version) FROM inserted x WHERE x.stream_id = i.stream_id)::text[] AS positions
-           FROM item i
-           LEFT JOIN moved m ON m.stream_id = i.stream_id
-           LEFT JOIN locked l ON l.stream_id = i.stream_id
-          ORDER BY i.n`,
-};
+         ), outcome AS (
+           SELECT i.n::int AS item,
+                  CASE WHEN m.stream_id IS NULL THEN 'conflict' ELSE 'ok' END AS outcome,
+                  (CASE WHEN m.stream_id IS NULL THEN coalesce(l.version, 0) ELSE i.next_version END)::text AS version,
+                  CASE WHEN m.stream_id IS NULL THEN NULL ELSE i.next_hash END AS last_hash,
+                  (SELECT array_agg(x.global_position ORDER BY x.version) FROM inserted x WHERE x.stream_id = i.stream_id)::text[] AS positions
+             FROM item i
+             LEFT JOIN moved m ON m.stream_id = i.stream_id
+             LEFT JOIN locked l ON l.stream_id = i.stream_id
+         ), appended AS (
+           SELECT i.n::int AS item, i.stream_id, i.next_version AS version FROM item i JOIN moved m ON m.stream_id = i.stream_id
+         )`;
 
-/** Whether a batch can go as APPEND_AT_KNOWN_HEADS: every item expects the head this process knows, with no keys, one item per stream. */
+const FUNCTION_CTES = `outcome AS (
+           SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions
+             FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)
+         ), appended AS (
+           SELECT o.item, ($1::text[])[o.item] AS stream_id, o.version::bigint AS version FROM outcome o WHERE o.outcome = 'ok'
+         )`;
+
+/** Renumbers `$n` placeholders outside string literals by `offset`. */
+export function shiftPlaceholders(text: string, offset: number): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (c === "'") inString = !inString;
+    if (!inString && c === '$') {
+      const match = /^\$(\d+)/.exec(text.slice(i));
+      if (!match) throw new Error(`a fused statement may hold $ only in placeholders: ${text}`);
+      out += `$${Number(match[1]) + offset}`;
+      i += match[0].length - 1;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** Values each variant's own statement takes before the fused statements' values. */
+export const APPEND_VALUE_COUNT = { 'known-heads': 11, function: 8 } as const;
+
+/**
+ * The append statement of one variant with the fused projections' statements as CTEs `fused_1…`: one
+ * statement, so one implicit transaction and one round trip for the batch. A CTE that only reads (a SELECT)
+ * runs only when referenced, and an inlined one only as far as its reader needs (a count would skip its
+ * expressions): each is MATERIALIZED, and the final SELECT counts its rows (one row out of each, joined once).
+ */
+export function composeAppend(variant: 'known-heads' | 'function', fused: readonly FusedStatement[]): string {
+  let offset = APPEND_VALUE_COUNT[variant];
+  const ctes = fused.map((statement, k) => {
+    const text = `fused_${k + 1} AS MATERIALIZED (${shiftPlaceholders(statement.text, offset)})`;
+    offset += statement.valueCount;
+    return text;
+  });
+  const joins = fused.map((_, k) => ` CROSS JOIN (SELECT count(*) FROM fused_${k + 1}) AS f${k + 1}`).join('');
+  return `WITH ${variant === 'known-heads' ? KNOWN_HEADS_CTES : FUNCTION_CTES}${ctes.map((c) => `, ${c}`).join('')}
+    SELECT o.item, o.outcome, o.version, o.last_hash, o.positions FROM outcome o${joins} ORDER BY o.item`;
+}
+
+/** Whether a batch can go as the append at known heads: every item expects the head this process knows, with no keys, one item per stream. */
 export function atKnownHeads(items: readonly PendingAppend[], head: (streamId: string) => KnownHead | undefined): boolean {
   const seen = new Set<string>();
   for (const item of items) {

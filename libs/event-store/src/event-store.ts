@@ -51,44 +51,51 @@ export interface AppendedStream {
   readonly context: unknown;
 }
 
-/** One SQL statement of an inline projection (a named one is prepared once per connection). */
-export interface InlineStatement {
+/**
+ * A statement of a fused inline projection (see `InlineProjection`): one SQL statement that returns rows (a
+ * SELECT, or a write with RETURNING) over the CTE `appended (item int, stream_id text, version bigint)`, which
+ * holds one row per append of the batch that was written (`item`: the append's 1-based position in the
+ * attempted list; `version`: the stream version it reached). `$1…$n` in `text` are its own values; `text` must
+ * hold `$` only in those placeholders. It runs inside the append statement (one snapshot), so it sees only
+ * `appended`, never the event rows the append writes.
+ */
+export interface FusedStatement {
   readonly text: string;
-  readonly values: readonly unknown[];
-  readonly name?: string;
+  /** How many values `values` returns (the statement is prepared once, so its placeholders are fixed). */
+  readonly valueCount: number;
+  /** Its values for the appends a batch attempts, in batch order (the `item` numbering of `appended`). */
+  values(attempted: readonly AttemptedAppend[]): readonly unknown[];
+}
+
+/** An append as a batch sends it, before its outcome is known. */
+export interface AttemptedAppend {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  /** The version the append expects its stream at (null: any). */
+  readonly expected: number | null;
+  readonly context: unknown;
 }
 
 /**
  * A read model written in the append's own transaction (Marten's "inline" projection), in one of two forms.
  * `project` receives the transaction handle (`Tx`: a pg client for PostgreSQL, a token for the in-memory
  * twin) after the events are written and before the commit; a rejection rolls the transaction back.
- * `statements` says the same declaratively: the statements to run in the transaction for what it appended.
- * The PostgreSQL store sends declared statements pipelined with the commit (one round trip for all of them);
- * a projection that must read or wait uses `project`, and its batches take a round trip per statement.
- * A declarative projection that is `guarded` makes each of its rows conditional on
- * `writtenInThisTransaction(stream, version)`: it may then be handed the appends the batch *attempts* (with
- * the version each would reach), so the store sends BEGIN, the append, these statements and COMMIT in one
- * write, without waiting for the append's outcome first.
+ * `fused` says it declaratively for the PostgreSQL store: a statement that becomes part of the append
+ * statement itself, so a batch whose projections are all fused is one statement in its own implicit
+ * transaction: one round trip, no BEGIN or COMMIT. The in-memory store runs only `project`; a projection may
+ * give both forms (the same read model for either store).
  */
 export type InlineProjection<Tx = unknown> =
   | {
       readonly name: string;
       project(tx: Tx, appended: readonly AppendedStream[]): Promise<void>;
-      readonly statements?: undefined;
+      readonly fused?: FusedStatement;
     }
   | {
       readonly name: string;
-      statements(appended: readonly AppendedStream[]): readonly InlineStatement[];
-      readonly guarded?: boolean;
+      readonly fused: FusedStatement;
       readonly project?: undefined;
     };
-
-/**
- * SQL true exactly when the current transaction wrote `version` of `stream` (both SQL expressions): the guard
- * of a `guarded` inline projection's rows. Another writer's event at that version has another transaction id.
- */
-export const writtenInThisTransaction = (stream: string, version: string): string =>
-  `EXISTS (SELECT 1 FROM events w WHERE w.stream_id = ${stream} AND w.version = ${version} AND w.transaction_id = pg_current_xact_id())`;
 
 export interface AppendResult {
   readonly streamId: string;

@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import pg from 'pg';
-import { ConcurrencyError, IdempotencyKeyTaken, type InlineProjection, writtenInThisTransaction } from './event-store.js';
+import { CommitOutcomeUnknown } from './append-batch.outcomes.js';
+import { ConcurrencyError, IdempotencyKeyTaken, type InlineProjection } from './event-store.js';
 import { InlineProjectionError } from './inline-projection.error.js';
 import { postgresHarness } from './testing/postgres-harness.js';
 
@@ -74,28 +75,6 @@ describe('group commit on PostgreSQL', () => {
     expect(outcomes[5].status === 'rejected' && outcomes[5].reason).toBeInstanceOf(InlineProjectionError);
   });
 
-  it('rolls a batch back when a declared statement fails, then commits every append but the culprit', async () => {
-    const poisoned = id('poisoned-sql');
-    const fine = Array.from({ length: 4 }, (_, i) => id(`fine-sql-${i}`));
-    const divides: InlineProjection = {
-      name: 'divides',
-      statements: (appended) => [
-        { text: 'SELECT 1 / (CASE WHEN $1 = ANY ($2::text[]) THEN 0 ELSE 1 END)', values: [poisoned, appended.map((a) => a.streamId)] },
-      ],
-    };
-    const { sizes, outcomes } = await withOneBatch([divides], (store) => [
-      ...fine.map((s) => store.append(s, [ev(1)])),
-      store.append(poisoned, [ev(1)]),
-    ]);
-    expect(sizes).toEqual([1, 5]);
-    expect(outcomes.slice(0, 4).every((o) => o.status === 'fulfilled')).toBe(true);
-    expect(outcomes[4].status === 'rejected' && outcomes[4].reason).toBeInstanceOf(InlineProjectionError);
-    const { store } = postgresHarness(database.url, []);
-    expect(await store.readStream(poisoned)).toEqual([]);
-    expect((await Promise.all(fine.map((s) => store.readStream(s)))).map((e) => e.length)).toEqual([1, 1, 1, 1]);
-    await store.close();
-  });
-
   it('sends the first write of an idle store at once, alone', async () => {
     const sizes: number[] = [];
     const { store } = postgresHarness(database.url, [], { onBatch: (n) => sizes.push(n) });
@@ -104,49 +83,46 @@ describe('group commit on PostgreSQL', () => {
     await store.close();
   });
 
-  describe('with guarded inline projections only (BEGIN, append, statements and COMMIT in one write)', () => {
-    const guardedRows: InlineProjection = {
-      name: 'guarded_rows',
-      guarded: true,
-      statements: (appended) => [
-        {
-          text: `INSERT INTO guarded_rows (stream_id, version)
-                 SELECT DISTINCT ON (t.stream_id) t.stream_id, t.version FROM unnest($1::text[], $2::bigint[]) AS t(stream_id, version)
-                  WHERE ${writtenInThisTransaction('t.stream_id', 't.version')} ORDER BY t.stream_id, t.version DESC
-                 ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version`,
-          values: [appended.map((a) => a.streamId), appended.map((a) => a.version)],
-        },
-      ],
+  describe('with fused inline projections only (the batch is one statement, its own transaction)', () => {
+    const fusedRows: InlineProjection = {
+      name: 'fused_rows',
+      fused: {
+        text: `INSERT INTO fused_rows (stream_id, version)
+               SELECT DISTINCT ON (a.stream_id) a.stream_id, a.version FROM appended a ORDER BY a.stream_id, a.version DESC
+               ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version RETURNING 1`,
+        valueCount: 0,
+        values: () => [],
+      },
     };
     const rowsOf = async (streams: string[]) => {
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
-      const { rows } = await client.query('SELECT stream_id, version::int FROM guarded_rows WHERE stream_id = ANY($1) ORDER BY stream_id', [streams]);
+      const { rows } = await client.query('SELECT stream_id, version::int FROM fused_rows WHERE stream_id = ANY($1) ORDER BY stream_id', [streams]);
       await client.end();
       return Object.fromEntries(rows.map((row) => [row.stream_id, row.version]));
     };
     beforeAll(async () => {
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
-      await client.query('CREATE TABLE IF NOT EXISTS guarded_rows (stream_id text PRIMARY KEY, version bigint NOT NULL)');
+      await client.query('CREATE TABLE IF NOT EXISTS fused_rows (stream_id text PRIMARY KEY, version bigint NOT NULL)');
       await client.end();
     });
 
     it('writes rows only for the appends the batch made: not for a conflict, a duplicate, or a stream another writer moved', async () => {
       const sizes: number[] = [];
-      const { store } = postgresHarness(database.url, [guardedRows], { groupCommit: { maxInFlight: 1 }, onBatch: (n) => sizes.push(n) });
-      const [ok, conflict, twice, dup, moved] = ['ok', 'conflict', 'twice', 'dup', 'moved'].map((label) => id(`guarded-${label}`));
+      const { store } = postgresHarness(database.url, [fusedRows], { groupCommit: { maxInFlight: 1 }, onBatch: (n) => sizes.push(n) });
+      const [ok, conflict, twice, dup, moved] = ['ok', 'conflict', 'twice', 'dup', 'moved'].map((label) => id(`fused-${label}`));
       await store.append(moved, [ev(1)], { expectedVersion: 0 });
       await store.append(dup, [ev(1)], { expectedVersion: 0, idempotencyKeys: ['k'] });
       // Submitted in one tick: they leave in one batch (with `first`, or right after it).
-      const first = store.append(id('guarded-first'), [ev(1)], { expectedVersion: 0 });
+      const first = store.append(id('fused-first'), [ev(1)], { expectedVersion: 0 });
       const outcomes = await Promise.allSettled([
         store.append(ok, [ev(1), ev(2)], { expectedVersion: 0 }),
         store.append(conflict, [ev(1)], { expectedVersion: 3 }),
         store.append(twice, [ev(1)], { expectedVersion: 0 }),
         store.append(twice, [ev(2)], { expectedVersion: 5 }),
         store.append(dup, [ev(2)], { expectedVersion: 1, idempotencyKeys: ['k'] }),
-        // Expects 0 and would reach version 1, which exists already (another writer's): not this transaction's.
+        // Expects 0 and would reach version 1, which exists already: a conflict, no row.
         store.append(moved, [ev(9)], { expectedVersion: 0 }),
       ]);
       await first;
@@ -156,24 +132,64 @@ describe('group commit on PostgreSQL', () => {
       await store.close();
     });
 
-    it('rolls the whole batch back when a guarded statement fails, then commits every append but the culprit', async () => {
-      const poisoned = id('guarded-poisoned');
-      const fine = Array.from({ length: 3 }, (_, i) => id(`guarded-fine-${i}`));
+    it('writes the rows of a batch at known heads (the set-based append) in the same statement', async () => {
+      const statements: string[] = [];
+      const { store } = postgresHarness(database.url, [fusedRows], { groupCommit: { maxInFlight: 1 }, onAppendStatement: (s) => statements.push(s) });
+      const streams = Array.from({ length: 4 }, (_, i) => id(`fused-heads-${i}`));
+      await Promise.all(streams.map((s) => store.append(s, [ev(1)], { expectedVersion: 0 })));
+      await Promise.all(streams.map((s) => store.append(s, [ev(2), ev(3)], { expectedVersion: 1 })));
+      expect(statements.at(-1)).toBe('known-heads');
+      expect(await rowsOf(streams)).toEqual(Object.fromEntries(streams.map((s) => [s, 3])));
+      await store.close();
+    });
+
+    it('rolls the whole batch back when a fused statement fails, then commits every append but the culprit', async () => {
+      const poisoned = id('fused-poisoned');
+      const fine = Array.from({ length: 3 }, (_, i) => id(`fused-fine-${i}`));
       const divides: InlineProjection = {
         name: 'divides',
-        guarded: true,
-        statements: (appended) => [
-          { text: 'SELECT 1 / (CASE WHEN $1 = ANY ($2::text[]) THEN 0 ELSE 1 END)', values: [poisoned, appended.map((a) => a.streamId)] },
-        ],
+        fused: { text: 'SELECT 1 / (CASE WHEN a.stream_id = $1 THEN 0 ELSE 1 END) FROM appended a', valueCount: 1, values: () => [poisoned] },
       };
-      const { store } = postgresHarness(database.url, [guardedRows, divides], { groupCommit: { maxInFlight: 1 } });
-      const first = store.append(id('guarded-first'), [ev(1)], { expectedVersion: 0 });
+      const { store } = postgresHarness(database.url, [fusedRows, divides], { groupCommit: { maxInFlight: 1 } });
+      const first = store.append(id('fused-first'), [ev(1)], { expectedVersion: 0 });
       const outcomes = await Promise.allSettled([...fine, poisoned].map((s) => store.append(s, [ev(1)], { expectedVersion: 0 })));
       await first;
       expect(outcomes.slice(0, 3).every((o) => o.status === 'fulfilled')).toBe(true);
-      expect(outcomes[3].status === 'rejected' && outcomes[3].reason).toBeInstanceOf(InlineProjectionError);
+      expect(outcomes[3].status === 'rejected' && outcomes[3].reason).toMatchObject({ code: '22012' });
       expect(await store.readStream(poisoned)).toEqual([]);
       expect(await rowsOf([...fine, poisoned])).toEqual(Object.fromEntries(fine.map((s) => [s, 1])));
+      await store.close();
+    });
+
+    it('fails every append of a batch whose connection breaks mid-statement, stores none, and appends again after', async () => {
+      const slow: InlineProjection = {
+        name: 'slow',
+        fused: { text: 'SELECT pg_sleep(CASE WHEN count(*) > 1 THEN 30 ELSE 0 END) FROM appended a', valueCount: 0, values: () => [] },
+      };
+      const application = `fused-sever-${process.pid}-${Date.now()}`;
+      const pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: application });
+      const { PostgresEventStore } = await import('./postgres-event-store.js');
+      const store = new PostgresEventStore(pool, { inline: [fusedRows, slow], groupCommit: { maxInFlight: 1 } });
+      const streams = Array.from({ length: 4 }, (_, i) => id(`fused-severed-${i}`));
+      const first = store.append(id('fused-sever-first'), [ev(1)], { expectedVersion: 0 });
+      const pending = streams.map((s) => store.append(s, [ev(1)], { expectedVersion: 0 }));
+      await first;
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      for (let tries = 0; tries < 100; tries++) {
+        const { rowCount } = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE '%pg_sleep%'`,
+          [application],
+        );
+        if (rowCount) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await admin.end();
+      const outcomes = await Promise.allSettled(pending);
+      expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof CommitOutcomeUnknown)).toBe(true);
+      expect((await Promise.all(streams.map((s) => store.readStream(s)))).map((e) => e.length)).toEqual([0, 0, 0, 0]);
+      expect(await rowsOf(streams)).toEqual({});
+      await expect(store.append(streams[0], [ev(1)], { expectedVersion: 0 })).resolves.toMatchObject({ version: 1 });
       await store.close();
     });
   });

@@ -45,8 +45,8 @@ export class InMemoryEventStore implements EventStore {
   private nextGlobalPosition = 1n;
 
   constructor(private readonly inline: readonly InlineProjection<InMemoryTransaction>[] = []) {
-    const declarative = inline.find((projection) => projection.project === undefined);
-    if (declarative) throw new TypeError(`inline projection ${declarative.name} declares SQL statements: the in-memory store runs only \`project\``);
+    const fusedOnly = inline.find((projection) => projection.project === undefined);
+    if (fusedOnly) throw new TypeError(`inline projection ${fusedOnly.name} is SQL fused into the append only: the in-memory store runs only \`project\``);
   }
 
   async append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {

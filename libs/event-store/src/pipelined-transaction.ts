@@ -1,13 +1,17 @@
 import type pg from 'pg';
-import type { InlineStatement } from './event-store.js';
-import { InlineProjectionError } from './inline-projection.error.js';
+
+/** One statement of a transaction (a named one is prepared once per connection). */
+export interface Statement {
+  readonly text: string;
+  readonly values?: readonly unknown[];
+  readonly name?: string;
+}
 
 /**
  * Sends several statements of one transaction in a single write and, on a client in pg's pipeline mode,
- * without waiting for each answer before the next (one round trip). On this machine a socket write costs
- * ~0.1 ms of CPU, more than the statements themselves, so an append batch takes two writes: BEGIN with the
- * append, then the inline projections' statements with the COMMIT. A client without pipeline mode still runs
- * them in order, one round trip each.
+ * without waiting for each answer before the next (one round trip). The event store uses it when a hook
+ * projection holds the append's transaction open: BEGIN goes with the append statement, COMMIT after the hooks.
+ * A client without pipeline mode still runs them in order, one round trip each.
  */
 export class PipelinedTransaction {
   /** The COMMIT was queued: from here the transaction's fate is PostgreSQL's answer to it. */
@@ -18,45 +22,18 @@ export class PipelinedTransaction {
   constructor(private readonly client: pg.PoolClient) {}
 
   /** Queues every statement in this tick, corked into one socket write; settles when all have answered. */
-  send(statements: readonly InlineStatement[]): Promise<pg.QueryResult[]> {
+  send(statements: readonly Statement[]): Promise<pg.QueryResult[]> {
     return Promise.all(this.queue(statements.map(toConfig)));
   }
 
-  /** The projections' statements, then COMMIT; a statement that failed (so the COMMIT rolled back) is rethrown as its projection's. */
-  async commitAfter(statements: readonly { projection: string; statement: InlineStatement }[]): Promise<void> {
+  /** COMMIT; PostgreSQL answering it with ROLLBACK (an earlier failure) is an error. */
+  async commit(): Promise<void> {
     this.committing = true;
-    const outcomes = await Promise.allSettled(this.queue([...statements.map(({ statement }) => toConfig(statement)), { text: 'COMMIT' }]));
-    const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-    if (failed >= 0 && failed < statements.length) {
-      throw new InlineProjectionError(statements[failed].projection, (outcomes[failed] as PromiseRejectedResult).reason);
-    }
-    const commit = outcomes[outcomes.length - 1];
-    if (commit.status === 'rejected') throw commit.reason;
-    if (commit.value.command !== 'COMMIT') throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
-  }
-
-  /**
-   * BEGIN and the append (`head`), the guarded projections' statements and COMMIT in one write: the answer of
-   * the append's last statement is returned. A failure PostgreSQL answered (the COMMIT then says ROLLBACK) is
-   * rethrown as such, a projection's as its InlineProjectionError; a COMMIT without an answer rethrows its error.
-   */
-  async sendAndCommit(
-    head: readonly InlineStatement[],
-    statements: readonly { projection: string; statement: InlineStatement }[],
-  ): Promise<pg.QueryResult> {
-    this.committing = true;
-    const configs = [...head.map(toConfig), ...statements.map(({ statement }) => toConfig(statement)), { text: 'COMMIT' }];
-    const outcomes = await Promise.allSettled(this.queue(configs));
-    const commit = outcomes[outcomes.length - 1];
-    if (commit.status === 'rejected') throw commit.reason;
-    const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-    if (failed >= 0 || commit.value.command !== 'COMMIT') {
+    const [result] = await Promise.all(this.queue([{ text: 'COMMIT' }]));
+    if (result.command !== 'COMMIT') {
       this.rolledBack = true;
-      if (failed < 0) throw new Error(`the transaction ended with ${commit.value.command}, not COMMIT`);
-      const reason = (outcomes[failed] as PromiseRejectedResult).reason;
-      throw failed < head.length ? reason : new InlineProjectionError(statements[failed - head.length].projection, reason);
+      throw new Error(`the transaction ended with ${result.command}, not COMMIT`);
     }
-    return (outcomes[head.length - 1] as PromiseFulfilledResult<pg.QueryResult>).value;
   }
 
   /**
@@ -82,8 +59,7 @@ export class PipelinedTransaction {
   }
 }
 
-function toConfig(statement: InlineStatement): pg.QueryConfig {
-  return statement.name
-    ? { name: statement.name, text: statement.text, values: [...statement.values] }
-    : { text: statement.text, values: [...statement.values] };
+function toConfig(statement: Statement): pg.QueryConfig {
+  const values = statement.values ? [...statement.values] : [];
+  return statement.name ? { name: statement.name, text: statement.text, values } : { text: statement.text, values };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { canonicalJson } from '#domain';
 import {
@@ -13,15 +14,15 @@ import {
   START,
   type StoredEvent,
   type StreamHead,
-  type InlineStatement,
+  type FusedStatement,
 } from './event-store.js';
 import { InlineProjectionError } from './inline-projection.error.js';
 import { HeadReader } from './head-reader.js';
 import { PipelinedTransaction } from './pipelined-transaction.js';
-import { CommitOutcomeUnknown, compareText, isRetryableAlone, type ItemRow, type PendingAppend, toOutcome, translate } from './append-batch.outcomes.js';
+import { CommitOutcomeUnknown, compareText, isRetryableAlone, isStatementError, type ItemRow, type PendingAppend, toOutcome, translate } from './append-batch.outcomes.js';
 import { assertStorable } from './storable-text.js';
 import { type BatchOutcome, DEFAULT_GROUP_COMMIT, type GroupCommitLimits, GroupCommitQueue } from './group-commit.queue.js';
-import { APPEND_AT_KNOWN_HEADS, APPEND_BATCH, appendAtKnownHeadsValues, appendBatchValues, atKnownHeads } from './append-statements.js';
+import { appendAtKnownHeadsValues, appendBatchValues, atKnownHeads, composeAppend } from './append-statements.js';
 import { KnownHeads } from './known-heads.js';
 
 // Qualified names matter: ORDER BY would otherwise bind to these text casts and sort "10" before "2".
@@ -54,15 +55,13 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
-/**
- * BEGIN, then generic plans for the transaction's statements. Their arrays are as long as the batch, so
- * PostgreSQL's plan cache judges a custom plan cheaper than the generic one (estimated at 10 rows) and plans
- * again on every call: 0.17 ms per transaction for the live NOTIFY alone at 4 clients, more than it executes.
- */
-const BEGIN_WRITE = [
-  { text: 'BEGIN', values: [] },
-  { name: 'chronicle_generic_plans', text: 'SET LOCAL plan_cache_mode = force_generic_plan', values: [] },
-] as const;
+type FusedProjection = InlineProjection<pg.ClientBase> & { readonly fused: FusedStatement };
+type HookProjection = InlineProjection<pg.ClientBase> & { readonly project: (tx: pg.ClientBase, appended: readonly AppendedStream[]) => Promise<void> };
+
+/** A named statement: prepared once per connection under a name that changes with its text. */
+function namedStatement(prefix: string, text: string): { name: string; text: string } {
+  return { name: `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
+}
 
 export interface PostgresEventStoreOptions {
   /** Read models written in each append's transaction (the session summary, the live NOTIFY). */
@@ -78,10 +77,14 @@ export interface PostgresEventStoreOptions {
 
 export class PostgresEventStore implements EventStore {
   private readonly queue: GroupCommitQueue<PendingAppend, AppendResult>;
-  private readonly inline: readonly InlineProjection<pg.ClientBase>[];
   private readonly heads: HeadReader;
-  /** Every inline projection is declarative and guarded: a batch whose items all expect a version takes one write. */
-  private readonly guardedOnly: boolean;
+  /** Projections fused into the append statement (those with a `fused` form). */
+  private readonly fused: readonly FusedProjection[];
+  /** Projections run as hooks in the append's transaction (those with only `project`): a batch then opens one. */
+  private readonly hooks: readonly HookProjection[];
+  /** The append at known heads and the append function's call, each with the fused projections in it. */
+  private readonly appendAtHeads: { name: string; text: string };
+  private readonly appendFunction: { name: string; text: string };
   /** Heads this process committed: an append that expects one of them is hashed here and only checked there. */
   private readonly known: KnownHeads | null;
   private readonly onAppendStatement?: PostgresEventStoreOptions['onAppendStatement'];
@@ -94,11 +97,15 @@ export class PostgresEventStore implements EventStore {
     // 'error'; the query in flight still rejects, so the event itself only needs a listener.
     pool.on('connect', (client) => client.on('error', () => undefined));
     pool.on('error', () => undefined);
-    this.inline = options.inline ?? [];
+    const inline = options.inline ?? [];
     this.heads = new HeadReader(pool);
     this.known = options.knownHeads === 0 ? null : new KnownHeads(options.knownHeads);
     this.onAppendStatement = options.onAppendStatement;
-    this.guardedOnly = this.inline.length > 0 && this.inline.every((projection) => projection.statements !== undefined && projection.guarded === true);
+    this.fused = inline.filter((projection): projection is FusedProjection => projection.fused !== undefined);
+    this.hooks = inline.filter((projection): projection is HookProjection => projection.fused === undefined);
+    const fused = this.fused.map((projection) => projection.fused);
+    this.appendAtHeads = namedStatement('chronicle_append_at_heads', composeAppend('known-heads', fused));
+    this.appendFunction = namedStatement('chronicle_append_fn', composeAppend('function', fused));
     this.queue = new GroupCommitQueue(
       (batch) => this.commitBatch(batch),
       { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
@@ -174,38 +181,39 @@ export class PostgresEventStore implements EventStore {
     else this.known.forget(item.streamId);
   }
 
+  /**
+   * The batch as one statement: the append (at known heads, or the function's call) with the fused
+   * projections in it. Without hooks it is its own implicit transaction, committed before PostgreSQL answers:
+   * one round trip, no BEGIN or COMMIT. A hook projection needs the transaction open: BEGIN goes with the
+   * statement, the hooks run on the same client, then COMMIT.
+   */
   private async transact(items: readonly PendingAppend[]): Promise<ItemRow[]> {
     const known = this.known;
     const head = (streamId: string) => known?.get(streamId);
     const atHeads = known !== null && atKnownHeads(items, head);
-    const append = atHeads
-      ? { ...APPEND_AT_KNOWN_HEADS, values: appendAtKnownHeadsValues(items, head) }
-      : { ...APPEND_BATCH, values: appendBatchValues(items) };
+    const statement = atHeads ? this.appendAtHeads : this.appendFunction;
+    const values = atHeads ? appendAtKnownHeadsValues(items, head) : appendBatchValues(items);
+    for (const projection of this.fused) {
+      const own = projection.fused.values(items);
+      if (own.length !== projection.fused.valueCount) {
+        throw new InlineProjectionError(projection.name, new RangeError(`${own.length} values for its ${projection.fused.valueCount} placeholders`));
+      }
+      values.push(...own);
+    }
+    const append = { ...statement, values };
     this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
-    if (this.inline.length === 0) {
-      const result = await this.pool.query<ItemRow>(append);
-      return result.rows;
+    if (this.hooks.length === 0) {
+      try {
+        return (await this.pool.query<ItemRow>(append)).rows;
+      } catch (error) {
+        // A statement PostgreSQL refused rolled back: known. Anything else (the connection broke) may have committed.
+        throw isStatementError(error) ? error : new CommitOutcomeUnknown(error);
+      }
     }
     const client = await this.pool.connect();
     const tx = new PipelinedTransaction(client);
     try {
-      if (this.guardedOnly && items.every((item) => item.expected !== null)) {
-        // Every item says the version it expects, so the version it would reach is known before the append
-        // answers: the guarded statements go with BEGIN, the append and COMMIT in one write, one round trip.
-        const attempted: AppendedStream[] = items.map((item) => ({
-          streamId: item.streamId,
-          events: item.events,
-          version: (item.expected as number) + item.events.length,
-          context: item.context,
-        }));
-        const statements = this.inline.flatMap((projection) =>
-          (projection.statements?.(attempted) ?? []).map((statement) => ({ projection: projection.name, statement })),
-        );
-        const result = await tx.sendAndCommit([...BEGIN_WRITE, append], statements);
-        client.release();
-        return result.rows as ItemRow[];
-      }
-      const [, , appendResult] = await tx.send([...BEGIN_WRITE, append]);
+      const [, appendResult] = await tx.send([{ text: 'BEGIN' }, append]);
       const rows = appendResult.rows as ItemRow[];
       const appended: AppendedStream[] = [];
       for (const row of rows) {
@@ -213,27 +221,19 @@ export class PostgresEventStore implements EventStore {
         const item = items[row.item - 1];
         appended.push({ streamId: item.streamId, events: item.events, version: Number(row.version), context: item.context });
       }
-      const statements: { projection: string; statement: InlineStatement }[] = [];
-      for (const projection of appended.length > 0 ? this.inline : []) {
-        if (projection.project) {
-          await projection.project(client, appended).catch((error: unknown) => {
-            throw new InlineProjectionError(projection.name, error);
-          });
-        } else {
-          for (const statement of projection.statements(appended)) statements.push({ projection: projection.name, statement });
-        }
+      for (const projection of appended.length > 0 ? this.hooks : []) {
+        await projection.project(client, appended).catch((error: unknown) => {
+          throw new InlineProjectionError(projection.name, error);
+        });
       }
-      // The declared statements and the COMMIT leave together; a failing statement turns the COMMIT into a
-      // rollback (PostgreSQL answers it with ROLLBACK), so nothing of the batch is kept.
-      await tx.commitAfter(statements);
+      await tx.commit();
       client.release();
       return rows;
     } catch (error) {
       if (!tx.committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);
-      const known = !tx.committing || tx.rolledBack || error instanceof InlineProjectionError;
-      throw known ? error : new CommitOutcomeUnknown(error);
+      throw !tx.committing || tx.rolledBack || error instanceof InlineProjectionError ? error : new CommitOutcomeUnknown(error);
     }
   }
 

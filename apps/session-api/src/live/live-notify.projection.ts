@@ -1,20 +1,17 @@
 import type pg from 'pg';
-import { type InlineProjection, writtenInThisTransaction } from '#event-store';
+import type { InlineProjection } from '#event-store';
 import { NOTIFY_CHANNEL } from './live.constants.js';
 
-const NOTIFY = {
-  name: 'chronicle_notify_appended_guarded',
-  text: `SELECT count(pg_notify($1, t.stream_id || ' ' || t.version)) FROM unnest($2::text[], $3::bigint[]) AS t(stream_id, version)
-          WHERE ${writtenInThisTransaction('t.stream_id', 't.version')}`,
-};
-
 /**
- * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside its
- * transaction: PostgreSQL delivers the notifications at the commit, and never for a rolled-back one. Guarded:
- * only the appends this transaction made are announced.
+ * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside the
+ * append statement: PostgreSQL delivers the notifications at the commit, and never for a rolled-back one.
+ * Only the appends the statement made are announced (`appended`).
  */
 export const liveNotifyProjection: InlineProjection<pg.ClientBase> = {
   name: 'live_notify',
-  guarded: true,
-  statements: (appended) => [{ ...NOTIFY, values: [NOTIFY_CHANNEL, appended.map((a) => a.streamId), appended.map((a) => a.version)] }],
+  fused: {
+    text: `SELECT count(pg_notify($1, a.stream_id || ' ' || a.version)) FROM appended a`,
+    valueCount: 1,
+    values: () => [NOTIFY_CHANNEL],
+  },
 };
