@@ -47,10 +47,7 @@ export class GroupCommitQueue<I, R> {
       const batch = this.take();
       this.inFlight += 1;
       this.onBatch?.(batch.length);
-      this.run(batch).finally(() => {
-        this.inFlight -= 1;
-        this.pump();
-      });
+      void this.run(batch);
     }
   }
 
@@ -67,16 +64,26 @@ export class GroupCommitQueue<I, R> {
     return this.waiting.splice(0, count);
   }
 
+  /**
+   * Commits a batch, then frees its slot and sends the next batch (everything that arrived meanwhile) before
+   * settling this one's appends: their callers' work (answering, caching) then runs while the next commit is
+   * under way, instead of delaying it.
+   */
   private async run(batch: Waiting<I, R>[]): Promise<void> {
+    let outcomes: BatchOutcome<R> | undefined;
+    let failure: unknown;
     try {
-      const outcomes = await this.commit(batch.map((w) => w.item));
-      batch.forEach((waiting, index) => {
-        const outcome = outcomes[index];
-        if (outcome.ok) waiting.resolve(outcome.value);
-        else waiting.reject(outcome.error);
-      });
+      outcomes = await this.commit(batch.map((w) => w.item));
     } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      failure = error;
     }
+    this.inFlight -= 1;
+    this.pump();
+    batch.forEach((waiting, index) => {
+      const outcome = outcomes?.[index];
+      if (outcome === undefined) waiting.reject(failure ?? new Error('the batch gave no outcome for this append'));
+      else if (outcome.ok) waiting.resolve(outcome.value);
+      else waiting.reject(outcome.error);
+    });
   }
 }
