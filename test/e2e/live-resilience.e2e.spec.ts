@@ -116,6 +116,9 @@ describe('live updates across replicas', () => {
       await live.ready;
       await eventually(live.versions, (v) => v.length === 1);
       await api.recordMessages('once', [{ role: 'user', content: 'hi', timestamp: 2 }]);
+      // The stream sends the newest version when it renders (a burst of changes may coalesce): wait for
+      // version 2 on the wire before making version 3, so the test sees each change once, not a race.
+      await eventually(live.versions, (v) => v.length === 2);
       await api.recordMessages('once', [{ role: 'assistant', content: 'ho', timestamp: 3 }]);
       await eventually(live.versions, (v) => v.length === 3);
       // Long enough for the echo of our own NOTIFY to come back over LISTEN.
