@@ -1,3 +1,4 @@
+import pg from 'pg';
 import {
   type AppendResult,
   ConcurrencyError,
@@ -63,8 +64,8 @@ const CONNECTION_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
  * statement may have committed before the answer was lost.
  */
 export function isStatementError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !CONNECTION_CLASSES.has(code.slice(0, 2));
+  // Only an answer of the server's: a socket error's code (EPIPE) has the same shape as a SQLSTATE.
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && !CONNECTION_CLASSES.has(error.code.slice(0, 2));
 }
 
 export function isRetryableAlone(error: unknown): boolean {

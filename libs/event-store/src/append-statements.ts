@@ -26,61 +26,94 @@ export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
  * (pgbench, synchronous_commit off), the difference being mostly PL/pgSQL's per-statement work. Stream ids
  * must be distinct within one call.
  */
-const KNOWN_HEADS_CTES = `item AS (
+const KNOWN_HEADS_CTES = `chronicle_item AS (
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])
                     WITH ORDINALITY AS i(stream_id, prev_version, prev_hash, next_version, next_hash, n)
-         ), locked AS (
+         ), chronicle_locked AS (
            SELECT s.stream_id, s.version, s.last_hash FROM streams s
             WHERE s.stream_id = ANY ($1::text[]) ORDER BY s.stream_id FOR UPDATE
-         ), moved AS (
+         ), chronicle_moved AS (
            UPDATE streams s SET version = i.next_version, last_hash = i.next_hash, updated_at = now()
-             FROM item i JOIN locked l ON l.stream_id = i.stream_id
+             FROM chronicle_item i JOIN chronicle_locked l ON l.stream_id = i.stream_id
             WHERE s.stream_id = i.stream_id AND l.version = i.prev_version AND l.last_hash = i.prev_hash
            RETURNING s.stream_id
-         ), inserted AS (
+         ), chronicle_inserted AS (
            INSERT INTO events (stream_id, version, type, data, metadata, hash)
            SELECT i.stream_id, e.version, e.type, e.data, e.meta, e.hash
              FROM ROWS FROM (unnest($6::int[]), unnest($7::bigint[]), jsonb_array_elements_text($8::jsonb),
                              json_array_elements($9::json), jsonb_array_elements($10::jsonb), jsonb_array_elements_text($11::jsonb))
                   AS e(item, version, type, data, meta, hash)
-             JOIN item i ON i.n = e.item
-            WHERE i.stream_id IN (SELECT m.stream_id FROM moved m)
+             JOIN chronicle_item i ON i.n = e.item
+            WHERE i.stream_id IN (SELECT m.stream_id FROM chronicle_moved m)
            RETURNING events.stream_id, events.version, events.global_position
-         ), outcome AS (
+         ), chronicle_outcome AS (
            SELECT i.n::int AS item,
                   CASE WHEN m.stream_id IS NULL THEN 'conflict' ELSE 'ok' END AS outcome,
                   (CASE WHEN m.stream_id IS NULL THEN coalesce(l.version, 0) ELSE i.next_version END)::text AS version,
                   CASE WHEN m.stream_id IS NULL THEN NULL ELSE i.next_hash END AS last_hash,
-                  (SELECT array_agg(x.global_position ORDER BY x.version) FROM inserted x WHERE x.stream_id = i.stream_id)::text[] AS positions
-             FROM item i
-             LEFT JOIN moved m ON m.stream_id = i.stream_id
-             LEFT JOIN locked l ON l.stream_id = i.stream_id
+                  (SELECT array_agg(x.global_position ORDER BY x.version) FROM chronicle_inserted x WHERE x.stream_id = i.stream_id)::text[] AS positions
+             FROM chronicle_item i
+             LEFT JOIN chronicle_moved m ON m.stream_id = i.stream_id
+             LEFT JOIN chronicle_locked l ON l.stream_id = i.stream_id
          ), appended AS (
-           SELECT i.n::int AS item, i.stream_id, i.next_version AS version FROM item i JOIN moved m ON m.stream_id = i.stream_id
+           SELECT i.n::int AS item, i.stream_id, i.next_version AS version FROM chronicle_item i JOIN chronicle_moved m ON m.stream_id = i.stream_id
          )`;
 
-const FUNCTION_CTES = `outcome AS (
+const FUNCTION_CTES = `chronicle_outcome AS (
            SELECT item, outcome, version::text AS version, last_hash, positions::text[] AS positions
              FROM chronicle_append_batch($1, $2, $3, $4, $5, $6, $7, $8)
          ), appended AS (
-           SELECT o.item, ($1::text[])[o.item] AS stream_id, o.version::bigint AS version FROM outcome o WHERE o.outcome = 'ok'
+           SELECT o.item, ($1::text[])[o.item] AS stream_id, o.version::bigint AS version FROM chronicle_outcome o WHERE o.outcome = 'ok'
          )`;
 
-/** Renumbers `$n` placeholders outside string literals by `offset`. */
-export function shiftPlaceholders(text: string, offset: number): string {
+/**
+ * Renumbers the `$n` placeholders of a fused statement by `offset`, skipping what is not SQL code: '…' strings
+ * ('' inside), E'…' strings (backslash escapes), "…" identifiers, line and block comments. Dollar quoting is
+ * refused, and so is a placeholder outside 1…`valueCount`: a statement's `$2` that declared one value would
+ * otherwise be bound, silently, to the next statement's first value.
+ */
+export function shiftPlaceholders(text: string, offset: number, valueCount: number): string {
   let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
+  let i = 0;
+  const copyUntil = (end: number) => {
+    out += text.slice(i, end);
+    i = end;
+  };
+  const refuse = (why: string): never => {
+    throw new Error(`a fused statement ${why}: ${text}`);
+  };
+  while (i < text.length) {
     const c = text[i];
-    if (c === "'") inString = !inString;
-    if (!inString && c === '$') {
-      const match = /^\$(\d+)/.exec(text.slice(i));
-      if (!match) throw new Error(`a fused statement may hold $ only in placeholders: ${text}`);
-      out += `$${Number(match[1]) + offset}`;
-      i += match[0].length - 1;
-      continue;
+    const next = text[i + 1];
+    if (c === '-' && next === '-') {
+      const end = text.indexOf('\n', i);
+      copyUntil(end < 0 ? text.length : end);
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      if (end < 0) refuse('holds an unterminated comment');
+      copyUntil(end + 2);
+    } else if (c === "'" || c === '"') {
+      const escapes = c === "'" && /[eE]/.test(text[i - 1] ?? '') && !/[A-Za-z0-9_]/.test(text[i - 2] ?? '');
+      let j = i + 1;
+      for (; j < text.length; j += 1) {
+        if (escapes && text[j] === '\\') j += 1;
+        else if (text[j] === c) {
+          if (text[j + 1] === c) j += 1;
+          else break;
+        }
+      }
+      if (j >= text.length) refuse(`holds an unterminated ${c === '"' ? 'identifier' : 'string'}`);
+      copyUntil(j + 1);
+    } else if (c === '$') {
+      const match = /^\$(\d+)/.exec(text.slice(i, i + 12));
+      if (!match) refuse('may hold $ only in placeholders (no dollar quoting)');
+      const n = Number(match![1]);
+      if (n < 1 || n > valueCount) refuse(`uses $${n} but declares ${valueCount} value(s)`);
+      out += `$${n + offset}`;
+      i += match![0].length;
+    } else {
+      copyUntil(i + 1);
     }
-    out += c;
   }
   return out;
 }
@@ -90,20 +123,22 @@ export const APPEND_VALUE_COUNT = { 'known-heads': 11, function: 8 } as const;
 
 /**
  * The append statement of one variant with the fused projections' statements as CTEs `fused_1…`: one
- * statement, so one implicit transaction and one round trip for the batch. A CTE that only reads (a SELECT)
- * runs only when referenced, and an inlined one only as far as its reader needs (a count would skip its
- * expressions): each is MATERIALIZED, and the final SELECT counts its rows (one row out of each, joined once).
+ * statement, so one implicit transaction and one round trip for the batch. The append's own CTEs are named
+ * `chronicle_…` and the one a fused statement reads is `appended`, the same in both variants. A CTE that only
+ * reads (a SELECT) runs only when referenced, and an inlined one only as far as its reader needs (a count would
+ * skip its expressions): each is MATERIALIZED, and the final SELECT counts its rows (one row out of each,
+ * joined once).
  */
 export function composeAppend(variant: 'known-heads' | 'function', fused: readonly FusedStatement[]): string {
   let offset = APPEND_VALUE_COUNT[variant];
   const ctes = fused.map((statement, k) => {
-    const text = `fused_${k + 1} AS MATERIALIZED (${shiftPlaceholders(statement.text, offset)})`;
+    const text = `fused_${k + 1} AS MATERIALIZED (${shiftPlaceholders(statement.text, offset, statement.valueCount)})`;
     offset += statement.valueCount;
     return text;
   });
   const joins = fused.map((_, k) => ` CROSS JOIN (SELECT count(*) FROM fused_${k + 1}) AS f${k + 1}`).join('');
   return `WITH ${variant === 'known-heads' ? KNOWN_HEADS_CTES : FUNCTION_CTES}${ctes.map((c) => `, ${c}`).join('')}
-    SELECT o.item, o.outcome, o.version, o.last_hash, o.positions FROM outcome o${joins} ORDER BY o.item`;
+    SELECT o.item, o.outcome, o.version, o.last_hash, o.positions FROM chronicle_outcome o${joins} ORDER BY o.item`;
 }
 
 /** Whether a batch can go as the append at known heads: every item expects the head this process knows, with no keys, one item per stream. */

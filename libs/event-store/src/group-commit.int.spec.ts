@@ -133,13 +133,56 @@ describe('group commit on PostgreSQL', () => {
     });
 
     it('writes the rows of a batch at known heads (the set-based append) in the same statement', async () => {
-      const statements: string[] = [];
-      const { store } = postgresHarness(database.url, [fusedRows], { groupCommit: { maxInFlight: 1 }, onAppendStatement: (s) => statements.push(s) });
+      const statements: [string, number][] = [];
+      const { store } = postgresHarness(database.url, [fusedRows], {
+        groupCommit: { maxInFlight: 1 },
+        onAppendStatement: (statement, items) => statements.push([statement, items]),
+      });
       const streams = Array.from({ length: 4 }, (_, i) => id(`fused-heads-${i}`));
       await Promise.all(streams.map((s) => store.append(s, [ev(1)], { expectedVersion: 0 })));
+      const firstRound = statements.length;
       await Promise.all(streams.map((s) => store.append(s, [ev(2), ev(3)], { expectedVersion: 1 })));
-      expect(statements.at(-1)).toBe('known-heads');
+      const secondRound = statements.slice(firstRound);
+      expect(secondRound.every(([statement]) => statement === 'known-heads')).toBe(true);
+      // The first append leaves alone (an idle store), the other three together.
+      expect(secondRound.map(([, items]) => items)).toEqual([1, 3]);
       expect(await rowsOf(streams)).toEqual(Object.fromEntries(streams.map((s) => [s, 3])));
+      await store.close();
+    });
+
+    it('writes one row for two appends to one stream in one batch (the function), at the newer version', async () => {
+      const sizes: number[] = [];
+      const { store } = postgresHarness(database.url, [fusedRows], { groupCommit: { maxInFlight: 1 }, onBatch: (n) => sizes.push(n) });
+      const stream = id('fused-same-stream');
+      const first = store.append(id('fused-same-first'), [ev(1)], { expectedVersion: 0 });
+      const outcomes = await Promise.all([store.append(stream, [ev(1)], { expectedVersion: 0 }), store.append(stream, [ev(2), ev(3)], { expectedVersion: 1 })]);
+      await first;
+      expect(sizes).toEqual([1, 2]);
+      expect(outcomes.map((o) => o.version)).toEqual([1, 3]);
+      expect(await rowsOf([stream])).toEqual({ [stream]: 3 });
+      await store.close();
+    });
+
+    it('runs a hook projection in the same transaction as the fused statement, and rolls both back together', async () => {
+      const poisoned = id('fused-hook-poisoned');
+      const seen: string[] = [];
+      const hook: InlineProjection = {
+        name: 'hook',
+        async project(tx, appended) {
+          const client = tx as pg.ClientBase;
+          // The fused statement's row is visible inside the transaction the hook runs in.
+          const { rows } = await client.query('SELECT stream_id FROM fused_rows WHERE stream_id = ANY($1)', [appended.map((a) => a.streamId)]);
+          seen.push(...rows.map((row: { stream_id: string }) => row.stream_id));
+          if (appended.some((a) => a.streamId === poisoned)) throw new Error('hook refuses');
+        },
+      };
+      const { store } = postgresHarness(database.url, [fusedRows, hook], { groupCommit: { maxInFlight: 1 } });
+      const fine = id('fused-hook-fine');
+      await expect(store.append(fine, [ev(1)], { expectedVersion: 0 })).resolves.toMatchObject({ version: 1 });
+      await expect(store.append(poisoned, [ev(1)], { expectedVersion: 0 })).rejects.toBeInstanceOf(InlineProjectionError);
+      expect(seen).toEqual([fine, poisoned]);
+      expect(await rowsOf([fine, poisoned])).toEqual({ [fine]: 1 });
+      expect(await store.readStream(poisoned)).toEqual([]);
       await store.close();
     });
 
@@ -164,7 +207,7 @@ describe('group commit on PostgreSQL', () => {
     it('fails every append of a batch whose connection breaks mid-statement, stores none, and appends again after', async () => {
       const slow: InlineProjection = {
         name: 'slow',
-        fused: { text: 'SELECT pg_sleep(CASE WHEN count(*) > 1 THEN 30 ELSE 0 END) FROM appended a', valueCount: 0, values: () => [] },
+        fused: { text: 'SELECT pg_sleep(CASE WHEN count(*) > 1 THEN 10 ELSE 0 END) FROM appended a', valueCount: 0, values: () => [] },
       };
       const application = `fused-sever-${process.pid}-${Date.now()}`;
       const pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: application });
@@ -176,15 +219,17 @@ describe('group commit on PostgreSQL', () => {
       await first;
       const admin = new pg.Client({ connectionString: database.url });
       await admin.connect();
-      for (let tries = 0; tries < 100; tries++) {
+      let killed = 0;
+      for (let tries = 0; tries < 100 && killed === 0; tries++) {
         const { rowCount } = await admin.query(
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active' AND query LIKE '%pg_sleep%'`,
           [application],
         );
-        if (rowCount) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        killed = rowCount ?? 0;
+        if (killed === 0) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       await admin.end();
+      expect(killed).toBe(1);
       const outcomes = await Promise.allSettled(pending);
       expect(outcomes.every((o) => o.status === 'rejected' && o.reason instanceof CommitOutcomeUnknown)).toBe(true);
       expect((await Promise.all(streams.map((s) => store.readStream(s)))).map((e) => e.length)).toEqual([0, 0, 0, 0]);

@@ -46,7 +46,11 @@ export class GroupCommitQueue<I, R> {
     while (this.inFlight < this.limits.maxInFlight && this.waiting.length > 0) {
       const batch = this.take();
       this.inFlight += 1;
-      this.onBatch?.(batch.length);
+      try {
+        this.onBatch?.(batch.length);
+      } catch {
+        // A metrics callback's failure is no append's: the batch goes on.
+      }
       void this.run(batch);
     }
   }
@@ -78,12 +82,15 @@ export class GroupCommitQueue<I, R> {
       failure = error;
     }
     this.inFlight -= 1;
-    this.pump();
-    batch.forEach((waiting, index) => {
-      const outcome = outcomes?.[index];
-      if (outcome === undefined) waiting.reject(failure ?? new Error('the batch gave no outcome for this append'));
-      else if (outcome.ok) waiting.resolve(outcome.value);
-      else waiting.reject(outcome.error);
-    });
+    try {
+      this.pump();
+    } finally {
+      batch.forEach((waiting, index) => {
+        const outcome = outcomes?.[index];
+        if (outcome === undefined) waiting.reject(failure ?? new Error('the batch gave no outcome for this append'));
+        else if (outcome.ok) waiting.resolve(outcome.value);
+        else waiting.reject(outcome.error);
+      });
+    }
   }
 }

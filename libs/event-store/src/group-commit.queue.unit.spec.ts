@@ -51,4 +51,17 @@ describe('GroupCommitQueue', () => {
     calls[0].settle([]);
     await expect(result).rejects.toThrow('no outcome');
   });
+
+  it('goes on when the batch-size callback throws', async () => {
+    const { calls, commit } = manualCommit();
+    const queue = new GroupCommitQueue<number, number>(commit, { maxItems: 10, maxBytes: 100, maxInFlight: 1 }, () => {
+      throw new Error('metrics broke');
+    });
+    const first = queue.submit(1, 1);
+    const second = queue.submit(2, 1);
+    calls[0].settle([{ ok: true, value: 1 }]);
+    await expect(first).resolves.toBe(1);
+    calls[1].settle([{ ok: true, value: 2 }]);
+    await expect(second).resolves.toBe(2);
+  });
 });

@@ -194,7 +194,14 @@ export class PostgresEventStore implements EventStore {
     const statement = atHeads ? this.appendAtHeads : this.appendFunction;
     const values = atHeads ? appendAtKnownHeadsValues(items, head) : appendBatchValues(items);
     for (const projection of this.fused) {
-      const own = projection.fused.values(items);
+      // Nothing is sent yet: a projection that cannot give its values fails as a projection, so each append is
+      // retried alone and only the one it cannot project fails.
+      let own: readonly unknown[];
+      try {
+        own = projection.fused.values(items);
+      } catch (error) {
+        throw new InlineProjectionError(projection.name, error);
+      }
       if (own.length !== projection.fused.valueCount) {
         throw new InlineProjectionError(projection.name, new RangeError(`${own.length} values for its ${projection.fused.valueCount} placeholders`));
       }
@@ -202,15 +209,21 @@ export class PostgresEventStore implements EventStore {
     }
     const append = { ...statement, values };
     this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
+    // A connection that cannot be had sent nothing: that failure is known.
+    const client = await this.pool.connect();
     if (this.hooks.length === 0) {
       try {
-        return (await this.pool.query<ItemRow>(append)).rows;
+        const { rows } = await client.query<ItemRow>(append);
+        client.release();
+        return rows;
       } catch (error) {
+        const refused = isStatementError(error);
+        // A client whose last statement's fate is unknown is destroyed, never returned to the pool.
+        client.release(refused ? undefined : (error as Error));
         // A statement PostgreSQL refused rolled back: known. Anything else (the connection broke) may have committed.
-        throw isStatementError(error) ? error : new CommitOutcomeUnknown(error);
+        throw refused ? error : new CommitOutcomeUnknown(error);
       }
     }
-    const client = await this.pool.connect();
     const tx = new PipelinedTransaction(client);
     try {
       const [, appendResult] = await tx.send([{ text: 'BEGIN' }, append]);
