@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { canonicalJson } from '#domain';
+import { canonicalJson, sha256Hex } from '#domain';
 import {
   type AppendOptions,
   type AppendResult,
@@ -60,7 +59,7 @@ type HookProjection = InlineProjection<pg.ClientBase> & { readonly project: (tx:
 
 /** A named statement: prepared once per connection under a name that changes with its text. */
 function namedStatement(prefix: string, text: string): { name: string; text: string } {
-  return { name: `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
+  return { name: `${prefix}_${sha256Hex(text).slice(0, 12)}`, text };
 }
 
 export interface PostgresEventStoreOptions {
