@@ -32,8 +32,18 @@ export function fastLinkHash(previous: string, event: ChainLink): string | null 
     const stored = chainLink(previous, event.version, event.type, event.text);
     if (stored === event.hash) return stored;
   }
+  return canonicalLinkHash(previous, event.version, event.type, () => event.data);
+}
+
+/** `fastLinkHash` of a link whose data is still its stored text: parsed only when the text does not hash to the link. */
+export function storedLinkHash(previous: string, version: number, type: string, hash: string, text: string): string | null {
+  const stored = chainLink(previous, version, type, text);
+  return stored === hash ? stored : canonicalLinkHash(previous, version, type, () => JSON.parse(text) as unknown);
+}
+
+function canonicalLinkHash(previous: string, version: number, type: string, data: () => unknown): string | null {
   try {
-    return chainHash(previous, event.version, event.type, event.data);
+    return chainHash(previous, version, type, data());
   } catch {
     return null;
   }
@@ -56,14 +66,25 @@ export class ChainFollower {
   }
 
   push(event: ChainLink): void {
+    if (this.expects(event.version)) this.settle(event.version, event.hash, fastLinkHash(this.previous, event));
+  }
+
+  /** `push` of a link read as text (`storedLinkHash`): its data is parsed only if its text does not hash to it. */
+  pushStored(version: number, type: string, hash: string, text: string): void {
+    if (this.expects(version)) this.settle(version, hash, storedLinkHash(this.previous, version, type, hash, text));
+  }
+
+  /** Counts the link; whether it is still to be checked (the chain unbroken so far, and the link the next version). */
+  private expects(version: number): boolean {
     this.count += 1;
-    if (this.brokenAt !== null) return;
-    if (event.version !== this.count) {
-      this.brokenAt = this.count;
-      return;
-    }
-    const expected = fastLinkHash(this.previous, event);
-    if (expected === null || expected !== event.hash) this.brokenAt = event.version;
+    if (this.brokenAt !== null) return false;
+    if (version === this.count) return true;
+    this.brokenAt = this.count;
+    return false;
+  }
+
+  private settle(version: number, hash: string, expected: string | null): void {
+    if (expected === null || expected !== hash) this.brokenAt = version;
     else this.previous = expected;
   }
 

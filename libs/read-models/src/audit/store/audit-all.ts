@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { SessionAudit } from '../session-audit.js';
-import type { StreamPart } from './audit-batch.processor.js';
+import type { AuditBatch, StreamPart } from './audit-batch.processor.js';
 import { type AuditLane, defaultWorkerCount, leastBusy, openLanes } from './audit-lanes.js';
+import { PackedChains } from './packed-chains.js';
 import { type AuditHead, countStreams, readHeads, readStoredModels, readStreamPage, readStreams, type StoredBegin } from './store-audit.reader.js';
 
 export interface AuditProgress {
@@ -49,8 +50,8 @@ const QUEUE_PER_LANE = 2;
 
 /**
  * Audits every session stream by stream, as the events stream by: heads in keyset pages, events in large
- * batches (a long stream in keyset pages of its own), each batch folded and compared on a worker thread
- * while this thread reads the next. Memory holds a page of heads and a few batches whatever the store's
+ * batches (a long stream in keyset pages of its own), each batch's hash chains followed on this thread and the
+ * batch folded and compared on a worker thread while this thread reads and checks the next. Memory holds a page of heads and a few batches whatever the store's
  * size; only mismatches are kept.
  */
 export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditAllOptions = {}): Promise<AuditReport> {
@@ -67,10 +68,13 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   let batchId = 0;
   let failure: unknown = null;
 
-  const submit = async (lane: AuditLane, parts: StreamPart[], events: string) => {
+  const chains = new PackedChains();
+  // The chains are followed on this thread, as each batch's text arrives, while a lane folds the batch before.
+  const prepare = (parts: StreamPart[], events: string) => chains.toBatch((batchId += 1), parts, events);
+  const submit = async (lane: AuditLane, batch: AuditBatch) => {
     while (lane.inFlight >= QUEUE_PER_LANE && failure === null) await Promise.race(pending);
     if (failure !== null) throw failure;
-    const job = lane.run({ id: (batchId += 1), parts, events }).then((result) => {
+    const job = lane.run(batch).then((result) => {
       eventsReplayed += result.events;
       for (const audit of result.audits) {
         sessions += 1;
@@ -106,7 +110,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
       const heads = await readHeads(deps.pool, after, since, options.pageSize ?? 1000);
       if (heads.length === 0) break;
       after = heads[heads.length - 1].streamId;
-      await auditPage(deps.pool, heads, batchEvents, lanes, submit, options.cancelled);
+      await auditPage(deps.pool, heads, batchEvents, lanes, prepare, submit, options.cancelled);
     }
     await Promise.all(pending);
     if (failure !== null) throw failure;
@@ -118,51 +122,97 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   return { sessions, mismatches, eventsReplayed, seconds: seconds() };
 }
 
-type Submit = (lane: AuditLane, parts: StreamPart[], events: string) => Promise<void>;
+type Prepare = (parts: StreamPart[], events: string) => AuditBatch;
+type Submit = (lane: AuditLane, batch: AuditBatch) => Promise<void>;
 
-/** Short streams go together, a batch at a time, to the least busy lane; a long one goes page by page to one lane. */
-async function auditPage(
-  pool: pg.Pool,
-  heads: readonly AuditHead[],
-  batchEvents: number,
-  lanes: readonly AuditLane[],
-  submit: Submit,
-  cancelled?: () => boolean,
-): Promise<void> {
+/** A batch to read: its parts (their stored models read with the events) and its packed events. */
+interface BatchRead {
+  readonly parts: StreamPart[];
+  readonly events: string;
+  /** A later page of the stream the batch before began: it goes to that batch's lane. */
+  readonly continues: boolean;
+}
+
+/**
+ * The page's batches, in order, each a read not yet started: short streams go together, a batch at a time; a
+ * long one goes in pages of `batchEvents` versions (by version range, so each page's bounds are known before
+ * the page before it arrives, and a page missing versions is short, not shifted).
+ */
+function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: number): Generator<() => Promise<BatchRead>> {
   // Stored models are read per batch, not per page: snapshots hold whole fold states.
   const beginOf = (h: AuditHead, stored: Map<string, StoredBegin>) => ({
     head: { version: h.version, lastHash: h.lastHash },
     ...(stored.get(h.streamId) as StoredBegin),
   });
+  const together = (group: AuditHead[]) => async (): Promise<BatchRead> => {
+    const [stored, events] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group)]);
+    return { parts: group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true })), events: events.text, continues: false };
+  };
   let group: AuditHead[] = [];
   let groupEvents = 0;
-  const flush = async () => {
-    if (group.length === 0) return;
-    const [stored, events] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group)]);
-    const parts = group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true }));
-    group = [];
-    groupEvents = 0;
-    await submit(leastBusy(lanes), parts, events.text);
-  };
   for (const head of heads) {
-    if (cancelled?.()) return;
     if (head.version <= batchEvents) {
-      if (groupEvents + head.version > batchEvents) await flush();
+      if (groupEvents + head.version > batchEvents) {
+        yield together(group);
+        group = [];
+        groupEvents = 0;
+      }
       group.push(head);
       groupEvents += head.version;
       continue;
     }
-    await flush();
-    const lane = leastBusy(lanes);
-    const stored = await readStoredModels(pool, [head]);
-    for (let done = 0, first = true; first || done < head.version; first = false) {
-      const page = await readStreamPage(pool, head.streamId, done, head.version, batchEvents);
-      const last = page.count === 0 ? head.version : page.last;
-      const end = page.count < batchEvents || last >= head.version;
-      await submit(lane, [{ sessionId: head.sessionId, ...(first ? { begin: beginOf(head, stored) } : {}), end }], page.text);
-      if (end) break;
-      done = last;
+    if (group.length > 0) yield together(group);
+    group = [];
+    groupEvents = 0;
+    const pages = Math.ceil(head.version / batchEvents);
+    for (let page = 0; page < pages; page += 1) {
+      const after = page * batchEvents;
+      const to = Math.min(head.version, after + batchEvents);
+      const end = page === pages - 1;
+      yield async () => {
+        const [stored, events] = await Promise.all([
+          page === 0 ? readStoredModels(pool, [head]) : null,
+          readStreamPage(pool, head.streamId, after, to),
+        ]);
+        const part = { sessionId: head.sessionId, ...(stored ? { begin: beginOf(head, stored) } : {}), end };
+        return { parts: [part], events: events.text, continues: page > 0 };
+      };
     }
   }
-  await flush();
+  if (group.length > 0) yield together(group);
+}
+
+/**
+ * Reads the page's batches one ahead of the one handed to a lane, so PostgreSQL builds the next batch while
+ * this thread checks the last (read, then check, one after the other, kept a core idle half the time). A
+ * batch's text is checked and turned into the lane's batch as soon as it arrives, so it dies young: a text
+ * kept while the lanes are busy outlives scavenges and is freed only by a full collection (~1 MB each, tens of
+ * MB of peak RSS on a long audit). A long stream's pages all go to the lane of its first.
+ */
+async function auditPage(
+  pool: pg.Pool,
+  heads: readonly AuditHead[],
+  batchEvents: number,
+  lanes: readonly AuditLane[],
+  prepare: Prepare,
+  submit: Submit,
+  cancelled?: () => boolean,
+): Promise<void> {
+  const reads = batchesOf(pool, heads, batchEvents);
+  // Called once the batch before was prepared, so batches are prepared (their chains followed) in order.
+  const start = (): Promise<{ readonly batch: AuditBatch; readonly continues: boolean }> | null => {
+    const next = reads.next();
+    if (next.done) return null;
+    const read = next.value().then(({ parts, events, continues }) => ({ batch: prepare(parts, events), continues }));
+    // Read ahead: if this page stops early (cancelled, or a lane failed), its failure is not an unhandled one.
+    read.catch(() => undefined);
+    return read;
+  };
+  let lane: AuditLane | null = null;
+  for (let ahead = start(); ahead !== null && !cancelled?.(); ) {
+    const { batch, continues } = await ahead;
+    ahead = start();
+    lane = continues && lane !== null ? lane : leastBusy(lanes);
+    await submit(lane, batch);
+  }
 }

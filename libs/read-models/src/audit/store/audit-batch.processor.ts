@@ -1,12 +1,13 @@
+import type { SessionEvent } from '#domain/replay';
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
-import type { ChainLink } from '../chain-verification.js';
+import type { ChainVerdict } from '../chain-verification.js';
 import type { SessionAudit } from '../session-audit.js';
-import { PACKED_FIELD, PACKED_RECORD } from './packed-events.format.js';
 import { StreamingSessionAudit } from './streaming-session-audit.js';
 
 /**
  * One stream's share of a batch. A stream longer than a batch comes in several parts, the first with `begin`
- * (stored models as text: parsed by the worker, a snapshot only when the fold reaches its version).
+ * (stored models as text: parsed by the worker, a snapshot only when the fold reaches its version). The last
+ * part carries the verdict of the stream's hash chain, followed by the reading thread (`PackedChains`).
  */
 export interface StreamPart {
   readonly sessionId: string;
@@ -18,14 +19,29 @@ export interface StreamPart {
     readonly indexCaughtUp: boolean;
   };
   readonly end: boolean;
+  /** The chain's verdict, on the part that ends the stream. */
+  readonly chain?: ChainVerdict;
 }
 
-/** Parts and their events as one packed text (`store-audit.reader.ts`): a line's first field is its part, from 1. */
+/**
+ * A batch as a fold lane receives it (`PackedChains.toBatch` builds it from the packed text, its chains
+ * followed): each part's count of events, each event's type, and the events' data as the stored texts joined
+ * into JSON arrays of `DATA_SLICE` events, parsed one slice at a time (one `JSON.parse` per slice costs a third
+ * less than one per text, measured on the audit bench's ~100-byte events), in part and version order.
+ */
 export interface AuditBatch {
   readonly id: number;
   readonly parts: readonly StreamPart[];
-  readonly events: string;
+  /** How many of the batch's events are each part's, in part order. */
+  readonly counts: readonly number[];
+  /** Each event's type, as its index in `typeNames`. */
+  readonly types: Uint16Array;
+  readonly typeNames: readonly string[];
+  readonly data: readonly string[];
 }
+
+/** Events per slice of a batch's data, and per feed: what an event holds dies young (a scavenge), not after the whole batch. */
+export const DATA_SLICE = 256;
 
 export interface BatchResult {
   readonly id: number;
@@ -35,129 +51,56 @@ export interface BatchResult {
   readonly audits: readonly SessionAudit[];
 }
 
-const FEED_LINKS = 256;
-const TYPES_KEPT = 256;
-
-/** A link whose data is parsed with the others of its slice (`withData`), just before they are fed. */
-interface PendingLink {
-  readonly version: number;
-  readonly type: string;
-  data: unknown;
-  readonly hash: string;
-  readonly text: string;
+/**
+ * One slice of a batch's data: the stored texts of `count` events joined as a JSON array. A json column holds
+ * one JSON value per row, so the array has one item per event; a text that is not one (the column forbids it)
+ * fails the audit here rather than being folded as another event's data.
+ */
+function parseSlice(text: string | undefined, count: number): readonly unknown[] {
+  const parsed: unknown = JSON.parse(text ?? '');
+  if (!Array.isArray(parsed) || parsed.length !== count) throw new Error('audit: a slice of event data that is not one JSON value per event');
+  return parsed;
 }
 
 /**
- * Parses the data of a slice of links in one `JSON.parse` of their texts joined as an array: a third less time
- * than a parse per text, measured on the audit bench's events (~100-byte objects). A json column holds one
- * JSON value per row, so the array has one item per link; should it not, or should a text not parse (not
- * json, which the column forbids), each is parsed alone, as before, and the one that fails throws.
+ * Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. The chains
+ * are not followed here: each stream's last part brings its verdict.
  */
-function withData(links: PendingLink[]): ChainLink[] {
-  if (links.length === 0) return links;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(`[${links.map((link) => link.text).join(',')}]`);
-  } catch {
-    parsed = null;
-  }
-  if (Array.isArray(parsed) && parsed.length === links.length) {
-    for (let i = 0; i < links.length; i += 1) links[i].data = parsed[i];
-  } else {
-    for (const link of links) link.data = JSON.parse(link.text) as unknown;
-  }
-  return links;
-}
-
-/** Folds and compares batches for a set of sessions; the same code runs in a worker thread or inline. */
 export class AuditBatchProcessor {
   private readonly open = new Map<string, StreamingSessionAudit>();
-  /**
-   * Each event type's text, once: a link keeps this copy, not a slice that would hold the whole batch text
-   * alive (a handful of types; a store with more, edited ones, gets slices past TYPES_KEPT).
-   */
-  private readonly types = new Map<string, string>();
-  private lastType = '';
 
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
-    const text = batch.events;
-    let events = 0;
-    let part = -1;
-    let audit: StreamingSessionAudit | null = null;
-    let links: PendingLink[] = [];
-    // Fed a few hundred links at a time: what a link holds dies young (a scavenge), not after the whole batch.
-    const finishPart = () => {
-      if (audit === null) return;
-      audit.feed(withData(links));
-      links = [];
-      const done = batch.parts[part];
-      if (done.end) {
-        this.open.delete(done.sessionId);
-        audits.push(audit.finish());
+    const total = batch.types.length;
+    let event = 0;
+    let slice: readonly unknown[] = [];
+    let sliceIndex = -1;
+    batch.parts.forEach((part, p) => {
+      const audit = this.auditOf(part);
+      const end = event + batch.counts[p];
+      if (end > total) throw new Error('audit: a batch whose parts count more events than it holds');
+      while (event < end) {
+        const k = Math.floor(event / DATA_SLICE);
+        if (k !== sliceIndex) {
+          slice = parseSlice(batch.data[k], Math.min(DATA_SLICE, total - k * DATA_SLICE));
+          sliceIndex = k;
+        }
+        const to = Math.min(end, (k + 1) * DATA_SLICE);
+        const events = new Array<SessionEvent>(to - event);
+        for (let i = event; i < to; i += 1) {
+          events[i - event] = { type: batch.typeNames[batch.types[i]], data: slice[i - k * DATA_SLICE] } as SessionEvent;
+        }
+        audit.feedUnchained(events);
+        event = to;
       }
-    };
-    // Finishes the open part, then each part without lines before `next`, and opens `next` (none past the last).
-    const openPart = (next: number) => {
-      finishPart();
-      for (part += 1; part < next; part += 1) {
-        audit = this.auditOf(batch.parts[part]);
-        finishPart();
+      if (part.end) {
+        if (part.chain === undefined) throw new Error(`audit: the last part of ${part.sessionId} came without its chain's verdict`);
+        this.open.delete(part.sessionId);
+        audits.push(audit.finish(undefined, part.chain));
       }
-      audit = part < batch.parts.length ? this.auditOf(batch.parts[part]) : null;
-    };
-    for (let at = 0; at < text.length; ) {
-      let end = text.indexOf(PACKED_RECORD, at);
-      if (end < 0) end = text.length;
-      const linePart = this.decode(text, at, end, batch.parts.length);
-      if (linePart !== part) {
-        if (linePart < part) throw new Error('audit: packed lines out of part order');
-        openPart(linePart);
-      }
-      links.push(this.link(text, at, end));
-      if (links.length === FEED_LINKS) {
-        (audit as StreamingSessionAudit | null)?.feed(withData(links));
-        links = [];
-      }
-      events += 1;
-      at = end + 1;
-    }
-    openPart(batch.parts.length);
-    return { id: batch.id, events, audits };
-  }
-
-  /** The line's part (0-based). */
-  private decode(text: string, at: number, end: number, parts: number): number {
-    const tab = text.indexOf(PACKED_FIELD, at);
-    const part = Number(text.slice(at, tab)) - 1;
-    if (!(part >= 0 && part < parts) || tab > end) throw new Error('audit: a packed line names no part of its batch');
-    return part;
-  }
-
-  private link(text: string, at: number, end: number): PendingLink {
-    const t1 = text.indexOf(PACKED_FIELD, at) + 1;
-    const t2 = text.indexOf(PACKED_FIELD, t1) + 1;
-    const t3 = text.indexOf(PACKED_FIELD, t2) + 1;
-    const t4 = text.indexOf(PACKED_FIELD, t3) + 1;
-    const version = Number(text.slice(t1, t2 - 1));
-    const hash = text.slice(t2, t3 - 1);
-    const type = this.typeOf(text, t3, t4 - 1);
-    return { version, type, data: undefined, hash, text: text.slice(t4, end) };
-  }
-
-  /** The type written at `text[from, to)`: most lines repeat the line before's, which is checked first, in place. */
-  private typeOf(line: string, from: number, to: number): string {
-    const last = this.lastType;
-    if (to - from === last.length && line.startsWith(last, from)) return last;
-    const text = line.slice(from, to);
-    let type = this.types.get(text);
-    if (type === undefined) {
-      // A flat copy of the slice (the Map's key is the slice itself).
-      type = [...text].join('');
-      if (this.types.size < TYPES_KEPT) this.types.set(type, type);
-    }
-    this.lastType = type;
-    return type;
+    });
+    if (event !== total) throw new Error('audit: a batch holding events of no part');
+    return { id: batch.id, events: total, audits };
   }
 
   private auditOf(part: StreamPart): StreamingSessionAudit {

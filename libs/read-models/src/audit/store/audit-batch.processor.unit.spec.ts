@@ -1,20 +1,26 @@
+import { canonicalJson } from '#domain/replay';
 import { chainHash } from '#event-store';
 import { exchange, startedEvent } from '../audit.fixtures.js';
-import { AuditBatchProcessor, type StreamPart } from './audit-batch.processor.js';
+import { AuditBatchProcessor, DATA_SLICE, type StreamPart } from './audit-batch.processor.js';
+import { PackedChains } from './packed-chains.js';
 import { PACKED_FIELD, PACKED_RECORD } from './packed-events.format.js';
 
-/** A stream's events as the reader packs them: `part⇥version⇥hash⇥type as JSON⇥data`, one line each. */
+/** A stream's events as the reader packs them: `part␟version␟hash␟type␟data as stored`, one line each. */
 function packed(part: number, sessionId: string, count: number) {
   const events = [startedEvent(sessionId, `Session ${sessionId}`), ...Array.from({ length: count - 1 }, (_, i) => exchange(i + 1))];
   let previous = '';
   const lines = events.map((event, i) => {
     previous = chainHash(previous, i + 1, event.type, event.data);
-    return [part, i + 1, previous, event.type, JSON.stringify(event.data)].join(PACKED_FIELD);
+    return [part, i + 1, previous, event.type, canonicalJson(event.data)].join(PACKED_FIELD);
   });
   return { lines, head: { version: count, lastHash: previous } };
 }
 
 const begin = (head: { version: number; lastHash: string }): StreamPart['begin'] => ({ head, snapshots: [], summary: null, index: null, indexCaughtUp: false });
+
+/** The reading thread's batch (chains followed) folded by a processor, as `auditAll` does it. */
+const audited = (chains: PackedChains, processor: AuditBatchProcessor, id: number, parts: StreamPart[], lines: string[]) =>
+  processor.process(chains.toBatch(id, parts, lines.join(PACKED_RECORD)));
 
 describe('a batch of packed events', () => {
   it('audits each part from its own lines, a part with none too', () => {
@@ -25,23 +31,36 @@ describe('a batch of packed events', () => {
       { sessionId: 'pb', begin: begin({ version: 2, lastHash: 'x' }), end: true },
       { sessionId: 'pc', begin: begin(c.head), end: true },
     ];
-    const result = new AuditBatchProcessor().process({ id: 1, parts, events: [...a.lines, ...c.lines].join(PACKED_RECORD) });
+    const result = audited(new PackedChains(), new AuditBatchProcessor(), 1, parts, [...a.lines, ...c.lines]);
     expect(result.events).toBe(5);
-    expect(result.audits.map((audit) => [audit.sessionId, audit.match, audit.chain.firstBrokenVersion])).toEqual([
-      ['pa', true, null],
-      ['pb', false, 1],
-      ['pc', true, null],
+    expect(result.audits.map((audit) => [audit.sessionId, audit.match, audit.version, audit.chain.firstBrokenVersion])).toEqual([
+      ['pa', true, 3, null],
+      ['pb', false, 0, 1],
+      ['pc', true, 2, null],
     ]);
   });
 
   it('carries a long stream across batches and finds an edited event in a later one', () => {
     const { lines, head } = packed(1, 'long', 600);
     const edited = lines.map((line, i) => (i === 450 ? line.replace('question', 'QUESTION') : line));
+    const chains = new PackedChains();
     const processor = new AuditBatchProcessor();
-    const first = processor.process({ id: 1, parts: [{ sessionId: 'long', begin: begin(head), end: false }], events: edited.slice(0, 300).join(PACKED_RECORD) });
+    const first = audited(chains, processor, 1, [{ sessionId: 'long', begin: begin(head), end: false }], edited.slice(0, 300));
     expect(first).toEqual({ id: 1, events: 300, audits: [] });
-    const last = processor.process({ id: 2, parts: [{ sessionId: 'long', end: true }], events: edited.slice(300).join(PACKED_RECORD) });
+    const last = audited(chains, processor, 2, [{ sessionId: 'long', end: true }], edited.slice(300));
     expect(last.audits[0]).toMatchObject({ sessionId: 'long', version: 600, match: false, chain: { ok: false, firstBrokenVersion: 451 } });
+    // The edit is folded too: the replayed transcript is not the untouched one's.
+    const untouched = audited(new PackedChains(), new AuditBatchProcessor(), 1, [{ sessionId: 'long', begin: begin(head), end: true }], lines);
+    expect(untouched.audits[0]).toMatchObject({ match: true, chain: { ok: true } });
+    expect(last.audits[0].replayedHash).not.toBe(untouched.audits[0].replayedHash);
+  });
+
+  it('hashes a stored text that is not the canonical one the slow way (parsed, then canonicalized)', () => {
+    const { lines, head } = packed(1, 'spaced', 4);
+    const spaced = lines.map((line, i) => (i === 2 ? line.replace(/":/g, '": ') : line));
+    expect(spaced[2]).not.toBe(lines[2]);
+    const result = audited(new PackedChains(), new AuditBatchProcessor(), 1, [{ sessionId: 'spaced', begin: begin(head), end: true }], spaced);
+    expect(result.audits[0]).toMatchObject({ match: true, chain: { ok: true, firstBrokenVersion: null } });
   });
 
   it('refuses lines out of part order rather than auditing them against the wrong session', () => {
@@ -51,18 +70,31 @@ describe('a batch of packed events', () => {
       { sessionId: 'pa', begin: begin(a.head), end: true },
       { sessionId: 'pb', begin: begin(b.head), end: true },
     ];
-    expect(() => new AuditBatchProcessor().process({ id: 1, parts, events: [...b.lines, ...a.lines].join(PACKED_RECORD) })).toThrow(/out of part order/);
+    expect(() => new PackedChains().toBatch(1, parts, [...b.lines, ...a.lines].join(PACKED_RECORD))).toThrow(/out of part order/);
   });
 
-  it('folds the data of a slice parsed as one array like data parsed one text at a time', () => {
+  it('refuses a stream that ends without its chain verdict', () => {
+    const a = packed(1, 'pa', 2);
+    const batch = new PackedChains().toBatch(1, [{ sessionId: 'pa', begin: begin(a.head), end: true }], a.lines.join(PACKED_RECORD));
+    const unchained = { ...batch, parts: batch.parts.map(({ chain: _chain, ...part }) => part) };
+    expect(() => new AuditBatchProcessor().process(unchained)).toThrow(/without its chain's verdict/);
+  });
+
+  it('folds data parsed a slice at a time like data parsed whole, and refuses a text that is not one JSON value', () => {
     const { lines, head } = packed(1, 'sliced', 700);
-    const whole = new AuditBatchProcessor().process({ id: 1, parts: [{ sessionId: 'sliced', begin: begin(head), end: true }], events: lines.join(PACKED_RECORD) });
+    const parts = (): StreamPart[] => [{ sessionId: 'sliced', begin: begin(head), end: true }];
+    const batch = new PackedChains().toBatch(1, parts(), lines.join(PACKED_RECORD));
+    expect(batch.data).toHaveLength(Math.ceil(700 / DATA_SLICE));
+    const whole = new AuditBatchProcessor().process(batch);
     expect(whole.audits[0]).toMatchObject({ sessionId: 'sliced', version: 700, match: true });
-    // A text that is not one JSON value (the json column forbids it) is parsed alone and fails as such.
-    for (const bad of ['{"a":', '1,2']) {
+    // A text that is not one JSON value (the json column forbids it) fails the audit, never shifts the others.
+    for (const [bad, error] of [
+      ['{"a":', SyntaxError],
+      ['1,2', /not one JSON value per event/],
+    ] as const) {
       const edited = lines.map((line, i) => (i === 300 ? `${line.slice(0, line.lastIndexOf(PACKED_FIELD) + 1)}${bad}` : line));
-      const run = () => new AuditBatchProcessor().process({ id: 1, parts: [{ sessionId: 'sliced', begin: begin(head), end: true }], events: edited.join(PACKED_RECORD) });
-      expect(run).toThrow(SyntaxError);
+      const run = () => audited(new PackedChains(), new AuditBatchProcessor(), 1, parts(), edited);
+      expect(run).toThrow(error);
     }
   });
 });

@@ -92,52 +92,52 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
 
 /**
  * A batch's events as one packed text (`packed-events.format.ts`), in part and version order, built by
- * PostgreSQL: one value instead of five per event, so the reading thread decodes one string and a worker receives
- * it as one copy. The data is the json column's text, the canonical text its link hashed, so the chain is checked
+ * PostgreSQL: one value instead of five per event, so the reading thread decodes one string. The data is the json column's text, the canonical text its link hashed, so the chain is checked
  * on it as it is.
  */
 export interface PackedEvents {
   readonly text: string;
   readonly count: number;
-  /** The last version read (0 when none). */
-  readonly last: number;
 }
 
 /** A text field as it is, or `?` if it holds a separator (strpos twice costs a third of one `translate`). */
 const guarded = (column: string) => `CASE WHEN strpos(${column}, E'\\x1e') = 0 AND strpos(${column}, E'\\x1f') = 0 THEN ${column} ELSE '?' END`;
 
-const LINE = `e.version || E'\\x1f' || ${guarded('e.hash')} || E'\\x1f' || ${guarded('e.type')} || E'\\x1f' || e.data::text`;
-
-async function packed(pool: pg.Pool, text: string, values: unknown[]): Promise<PackedEvents> {
-  // The lines joined in part and version order, said in the aggregate itself (a subquery's ORDER BY is not
-  // a guarantee): a line out of order would break the chain check.
+/**
+ * The rows of `from` (which names the part `k` and the event `e`) as one packed text. The lines are joined in
+ * part and version order, said in the aggregate itself (a subquery's ORDER BY is not a guarantee, and PostgreSQL
+ * 15 sorts an ordered aggregate's input whatever order it arrives in, so a second ORDER BY would be a second
+ * sort): a line out of order would break the chain check. `concat_ws` builds a line in one call, where
+ * `||` copied it once per field (with one sort fewer: ~15 % of the query's execution on 5,000 events).
+ */
+async function packed(pool: pg.Pool, from: string, values: unknown[]): Promise<PackedEvents> {
   const result = await pool.query({
-    text: `SELECT coalesce(string_agg(line, E'\\x1e' ORDER BY k, v), ''), count(*)::int, coalesce(max(v), 0)::int FROM (${text}) lines`,
+    text: `SELECT coalesce(string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, e.data), E'\\x1e'
+                                      ORDER BY k, e.version), ''),
+                  count(*)::int
+             ${from}`,
     values,
     rowMode: 'array',
   });
-  const [packedText, count, last] = result.rows[0];
-  return { text: packedText, count, last };
+  const [packedText, count] = result.rows[0];
+  return { text: packedText, count };
 }
 
 /** Every event of these (short) streams up to their heads; part i is heads[i - 1]. */
 export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise<PackedEvents> {
   return packed(
     pool,
-    `SELECT h.i || E'\\x1f' || ${LINE} AS line, h.i AS k, e.version AS v
-       FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS h(s, v, i)
-       JOIN events e ON e.stream_id = h.s AND e.version <= h.v
-      ORDER BY h.i, e.version`,
+    `FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS h(s, v, k)
+       JOIN events e ON e.stream_id = h.s AND e.version <= h.v`,
     columns(heads),
   );
 }
 
-/** One keyset page of a long stream (part 1): versions after `after`, up to `to`. */
-export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
-  return packed(
-    pool,
-    `SELECT '1' || E'\\x1f' || ${LINE} AS line, 1 AS k, e.version AS v FROM events e
-      WHERE e.stream_id = $1 AND e.version > $2 AND e.version <= $3 ORDER BY e.version LIMIT $4`,
-    [streamId, after, to, limit],
-  );
+/** One page of a long stream (part 1): its events of versions after `after`, up to `to`. */
+export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number): Promise<PackedEvents> {
+  return packed(pool, `FROM (SELECT 1 AS k, version, hash, type, data FROM events WHERE stream_id = $1 AND version > $2 AND version <= $3) e`, [
+    streamId,
+    after,
+    to,
+  ]);
 }

@@ -1,7 +1,7 @@
 import { evolveAll, initialSessionState, render, renderTranscript, type SessionEvent, type SessionState, type SessionView } from '#domain/replay';
 import { indexRowOf, type StoredIndexRow } from '../../session-index/index-row.builder.js';
 import { summaryRowOf } from '../../session-summary/summary-row.builder.js';
-import { type ChainLink, ChainFollower, type StreamHeadLink } from '../chain-verification.js';
+import { type ChainLink, ChainFollower, type ChainVerdict, type StreamHeadLink } from '../chain-verification.js';
 import { DEFAULT_DIFFERENCE_LIMIT, deepDiff, type Difference } from '../deep-diff.js';
 import { jsonEqual } from '../json-equal.js';
 import type { SessionAudit } from '../session-audit.js';
@@ -44,6 +44,8 @@ export class StreamingSessionAudit {
   private served: SessionState | null = null;
   private version: number;
   private failure: string | null = null;
+  /** Whether events were fed whose chain another follows (`feedUnchained`). */
+  private unchained = false;
   /** The replayed state's view, rendered once (the index row and the verdict both compare the head's). */
   private rendered: { readonly state: SessionState; readonly view: SessionView } | null = null;
 
@@ -75,16 +77,28 @@ export class StreamingSessionAudit {
     return this.state;
   }
 
-  /** The next events of the stream, in version order. */
+  /** The next events of the stream, in version order: their chain followed, then folded. */
   feed(events: readonly ChainLink[]): void {
     for (const event of events) this.chain.push(event);
     // A link is a `{ type, data }` with more fields: the fold reads only those two.
-    const folded = events as unknown as readonly SessionEvent[];
+    this.fold(events as unknown as readonly SessionEvent[]);
+  }
+
+  /**
+   * The next events of the stream, in version order, whose chain another follows (the whole-store audit's
+   * reading thread): `finish` is then handed that chain's verdict.
+   */
+  feedUnchained(events: readonly SessionEvent[]): void {
+    this.unchained = true;
+    this.fold(events);
+  }
+
+  private fold(events: readonly SessionEvent[]): void {
     let from = 0;
     while (from < events.length && this.failure === null) {
       const mark = this.marks.find((m) => m > this.version);
       const to = mark === undefined ? events.length : Math.min(events.length, from + mark - this.version);
-      this.advance(from === 0 && to === events.length ? folded : folded.slice(from, to));
+      this.advance(from === 0 && to === events.length ? events : events.slice(from, to));
       from = to;
       this.compareAt(this.version);
     }
@@ -92,10 +106,12 @@ export class StreamingSessionAudit {
 
   /**
    * The verdict once every event up to the head was fed. `servedView`: the view this process serves at the head,
-   * compared instead of the cold replica's (null: it says the session does not exist).
+   * compared instead of the cold replica's (null: it says the session does not exist). `chainVerdict`: the
+   * verdict of the chain followed elsewhere, required after `feedUnchained`.
    */
-  finish(servedView?: SessionView | null): SessionAudit {
-    const chain = this.chain.verdict(this.head);
+  finish(servedView?: SessionView | null, chainVerdict?: ChainVerdict): SessionAudit {
+    if (chainVerdict === undefined && this.unchained) throw new Error(`audit: ${this.sessionId}'s chain was followed elsewhere, and its verdict is missing`);
+    const chain = chainVerdict ?? this.chain.verdict(this.head);
     if (this.failure !== null) return this.result(chain, '', '', [{ path: 'replay', stored: undefined, replayed: `failed: ${this.failure}` }]);
     const replayed = this.replayedView();
     const index = this.stored.index && this.stored.index.version <= this.head.version ? this.stored.index : null;

@@ -1,0 +1,65 @@
+import { ChainFollower, type StreamHeadLink } from '../chain-verification.js';
+import { type AuditBatch, DATA_SLICE, type StreamPart } from './audit-batch.processor.js';
+import { EventTypes, PackedLines } from './packed-events.format.js';
+
+interface OpenChain {
+  readonly follower: ChainFollower;
+  readonly head: StreamHeadLink;
+}
+
+/**
+ * The whole-store audit's reading thread turns each packed text into a fold lane's batch (`AuditBatch`) and
+ * follows the hash chains on the way: the chain needs the stored texts as they are, the fold needs them parsed,
+ * and the two then run on two cores. A stream longer than a batch keeps its follower from one batch to the next.
+ */
+export class PackedChains {
+  private readonly open = new Map<string, OpenChain>();
+  private readonly types = new EventTypes();
+
+  /** The batch of `parts` whose events `text` packs, each ending part with its chain's verdict. */
+  toBatch(id: number, parts: readonly StreamPart[], text: string): AuditBatch {
+    const chains = parts.map((part) => this.chainOf(part));
+    const counts = new Array<number>(parts.length).fill(0);
+    const typeIds = new Map<string, number>();
+    const typeNames: string[] = [];
+    const types: number[] = [];
+    const data: string[] = [];
+    let slice: string[] = [];
+    let part = 0;
+    const lines = new PackedLines(text, parts.length, this.types);
+    while (lines.next()) {
+      if (lines.part < part) throw new Error('audit: packed lines out of part order');
+      part = lines.part;
+      const type = lines.type;
+      const stored = lines.data;
+      chains[part].follower.pushStored(lines.eventVersion, type, lines.hash, stored);
+      counts[part] += 1;
+      let typeId = typeIds.get(type);
+      if (typeId === undefined) typeIds.set(type, (typeId = typeNames.push(type) - 1));
+      types.push(typeId);
+      slice.push(stored);
+      if (slice.length === DATA_SLICE) {
+        data.push(`[${slice.join(',')}]`);
+        slice = [];
+      }
+    }
+    if (slice.length > 0) data.push(`[${slice.join(',')}]`);
+    const chained = parts.map((p, i) => {
+      if (!p.end) return p;
+      this.open.delete(p.sessionId);
+      return { ...p, chain: chains[i].follower.verdict(chains[i].head) };
+    });
+    return { id, parts: chained, counts, types: Uint16Array.from(types), typeNames, data };
+  }
+
+  private chainOf(part: StreamPart): OpenChain {
+    if (part.begin) {
+      const chain = { follower: new ChainFollower(), head: part.begin.head };
+      if (!part.end) this.open.set(part.sessionId, chain);
+      return chain;
+    }
+    const chain = this.open.get(part.sessionId);
+    if (!chain) throw new Error(`audit: a later part of ${part.sessionId} came before its first`);
+    return chain;
+  }
+}
