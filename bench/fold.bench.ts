@@ -23,7 +23,7 @@ const TOKENS_PER_TURN = 300;
 const START = 1_780_000_000;
 const RUNS = 7;
 
-function buildSession(): SessionEvent[] {
+export function buildSession(): SessionEvent[] {
   const events: SessionEvent[] = [{ type: 'SessionStarted', data: { sessionId: 'bench', title: 'Bench', parentSessionId: null, createdAt: START } }];
   let rowId = 0;
   for (let turn = 0; events.length < TARGET_EVENTS; turn += 1) {
