@@ -101,4 +101,26 @@ describe('auditing the whole store', () => {
       expect(report.mismatches[2].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
     }
   });
+
+  it('reports a version deleted at a page boundary as broken there, whatever the batch size', async () => {
+    await pool.query(`DELETE FROM events WHERE stream_id = $1 AND version = 3`, [toSessionStreamId('all-5')]);
+    for (const batchEvents of [5_000, 2, 1]) {
+      const report = await auditAll({ pool }, { batchEvents });
+      expect(report.eventsReplayed).toBe(7 * 4 - 1);
+      expect(report.mismatches.map((m) => m.sessionId)).toEqual(['all-1', 'all-2', 'all-3', 'all-5', 'all-6', 'all-7']);
+      expect(report.mismatches[3].chain).toEqual({ ok: false, firstBrokenVersion: 3 });
+    }
+  });
+
+  it('stops between batches when cancelled, and refuses a batch size that is not a whole number of events', async () => {
+    const none = await auditAll({ pool }, { cancelled: () => true });
+    expect(none).toMatchObject({ sessions: 0, eventsReplayed: 0, mismatches: [] });
+    let batches = 0;
+    // Pages of 2 events; asked before the heads, before the first read, then before each batch is handed over: the
+    // audit stops after the first stream's first page (the read ahead of it is let finish, unused).
+    const partial = await auditAll({ pool }, { batchEvents: 2, cancelled: () => (batches += 1) > 3 });
+    expect(partial.sessions).toBe(0);
+    expect(partial.eventsReplayed).toBe(2);
+    for (const batchEvents of [0, 1.5, -1]) await expect(auditAll({ pool }, { batchEvents })).rejects.toThrow(/batchEvents must be a whole number/);
+  });
 });

@@ -50,7 +50,7 @@ const QUEUE_PER_LANE = 2;
 
 /**
  * Audits every session stream by stream, as the events stream by: heads in keyset pages, events in large
- * batches (a long stream in keyset pages of its own), each batch's hash chains followed on this thread and the
+ * batches (a long stream in keyset pages of its own, read one ahead), each batch's hash chains followed on this thread and the
  * batch folded and compared on a worker thread while this thread reads and checks the next. Memory holds a page of heads and a few batches whatever the store's
  * size; only mismatches are kept.
  */
@@ -59,6 +59,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   const seconds = () => (performance.now() - started) / 1000;
   const since = options.since ?? null;
   const batchEvents = options.batchEvents ?? 5_000;
+  if (!Number.isSafeInteger(batchEvents) || batchEvents < 1) throw new RangeError(`audit: batchEvents must be a whole number ≥ 1 (got ${batchEvents})`);
   const totals = await countStreams(deps.pool, since);
   const lanes = openLanes(options.workers ?? defaultWorkerCount());
   const mismatches: SessionAudit[] = [];
@@ -70,7 +71,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
 
   const chains = new PackedChains();
   // The chains are followed on this thread, as each batch's text arrives, while a lane folds the batch before.
-  const prepare = (parts: StreamPart[], events: string) => chains.toBatch((batchId += 1), parts, events);
+  const prepare = (parts: StreamPart[], texts: readonly string[]) => chains.toBatch((batchId += 1), parts, texts);
   const submit = async (lane: AuditLane, batch: AuditBatch) => {
     while (lane.inFlight >= QUEUE_PER_LANE && failure === null) await Promise.race(pending);
     if (failure !== null) throw failure;
@@ -122,21 +123,20 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
   return { sessions, mismatches, eventsReplayed, seconds: seconds() };
 }
 
-type Prepare = (parts: StreamPart[], events: string) => AuditBatch;
+type Prepare = (parts: StreamPart[], texts: readonly string[]) => Promise<AuditBatch>;
 type Submit = (lane: AuditLane, batch: AuditBatch) => Promise<void>;
 
 /** A batch to read: its parts (their stored models read with the events) and its packed events. */
 interface BatchRead {
   readonly parts: StreamPart[];
-  readonly events: string;
+  readonly texts: readonly string[];
   /** A later page of the stream the batch before began: it goes to that batch's lane. */
   readonly continues: boolean;
 }
 
 /**
  * The page's batches, in order, each a read not yet started: short streams go together, a batch at a time; a
- * long one goes in pages of `batchEvents` versions (by version range, so each page's bounds are known before
- * the page before it arrives, and a page missing versions is short, not shifted).
+ * long one goes in keyset pages of `batchEvents` events.
  */
 function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: number): Generator<() => Promise<BatchRead>> {
   // Stored models are read per batch, not per page: snapshots hold whole fold states.
@@ -146,7 +146,7 @@ function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: num
   });
   const together = (group: AuditHead[]) => async (): Promise<BatchRead> => {
     const [stored, events] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group)]);
-    return { parts: group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true })), events: events.text, continues: false };
+    return { parts: group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true })), texts: events.texts, continues: false };
   };
   let group: AuditHead[] = [];
   let groupEvents = 0;
@@ -164,18 +164,22 @@ function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: num
     if (group.length > 0) yield together(group);
     group = [];
     groupEvents = 0;
-    const pages = Math.ceil(head.version / batchEvents);
-    for (let page = 0; page < pages; page += 1) {
-      const after = page * batchEvents;
-      const to = Math.min(head.version, after + batchEvents);
-      const end = page === pages - 1;
+    // Keyset pages: a page starts after the last version the page before it read. The generator is resumed
+    // only once the read it yielded has settled (auditPage starts a read when the one before it was prepared).
+    const page = { after: 0, end: false, read: true };
+    for (let first = true; !page.end; first = false) {
+      if (!page.read) throw new Error(`audit: a page of ${head.sessionId} asked for before the page before it was read`);
+      page.read = false;
+      const after = page.after;
       yield async () => {
         const [stored, events] = await Promise.all([
-          page === 0 ? readStoredModels(pool, [head]) : null,
-          readStreamPage(pool, head.streamId, after, to),
+          first ? readStoredModels(pool, [head]) : null,
+          readStreamPage(pool, head.streamId, after, head.version, batchEvents),
         ]);
-        const part = { sessionId: head.sessionId, ...(stored ? { begin: beginOf(head, stored) } : {}), end };
-        return { parts: [part], events: events.text, continues: page > 0 };
+        const last = events.count === 0 ? head.version : events.last;
+        Object.assign(page, { after: last, end: events.count < batchEvents || last >= head.version, read: true });
+        const part = { sessionId: head.sessionId, ...(stored ? { begin: beginOf(head, stored) } : {}), end: page.end };
+        return { parts: [part], texts: events.texts, continues: !first };
       };
     }
   }
@@ -185,9 +189,9 @@ function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: num
 /**
  * Reads the page's batches one ahead of the one handed to a lane, so PostgreSQL builds the next batch while
  * this thread checks the last (read, then check, one after the other, kept a core idle half the time). A
- * batch's text is checked and turned into the lane's batch as soon as it arrives, so it dies young: a text
- * kept while the lanes are busy outlives scavenges and is freed only by a full collection (~1 MB each, tens of
- * MB of peak RSS on a long audit). A long stream's pages all go to the lane of its first.
+ * batch's texts are checked and turned into the lane's batch as soon as they arrive, so they die young. A long
+ * stream's pages all go to the lane of its first. When the page stops
+ * early (cancelled, or a lane failed), the read in flight is let finish unprepared before this returns.
  */
 async function auditPage(
   pool: pg.Pool,
@@ -199,20 +203,30 @@ async function auditPage(
   cancelled?: () => boolean,
 ): Promise<void> {
   const reads = batchesOf(pool, heads, batchEvents);
+  let stopped = false;
   // Called once the batch before was prepared, so batches are prepared (their chains followed) in order.
-  const start = (): Promise<{ readonly batch: AuditBatch; readonly continues: boolean }> | null => {
+  const start = (): Promise<{ readonly batch: AuditBatch | null; readonly continues: boolean }> | null => {
     const next = reads.next();
     if (next.done) return null;
-    const read = next.value().then(({ parts, events, continues }) => ({ batch: prepare(parts, events), continues }));
-    // Read ahead: if this page stops early (cancelled, or a lane failed), its failure is not an unhandled one.
+    const read = next.value().then(async ({ parts, texts, continues }) => ({ batch: stopped ? null : await prepare(parts, texts), continues }));
+    // Read ahead: a failure while the batch before is being handed over is not an unhandled rejection (it is
+    // thrown when this read is awaited).
     read.catch(() => undefined);
     return read;
   };
+  let ahead = cancelled?.() ? null : start();
   let lane: AuditLane | null = null;
-  for (let ahead = start(); ahead !== null && !cancelled?.(); ) {
-    const { batch, continues } = await ahead;
-    ahead = start();
-    lane = continues && lane !== null ? lane : leastBusy(lanes);
-    await submit(lane, batch);
+  try {
+    while (ahead !== null) {
+      const { batch, continues } = await ahead;
+      ahead = null;
+      if (batch === null || cancelled?.()) return;
+      ahead = start();
+      lane = continues && lane !== null ? lane : leastBusy(lanes);
+      await submit(lane, batch);
+    }
+  } finally {
+    stopped = true;
+    await ahead?.catch(() => undefined);
   }
 }

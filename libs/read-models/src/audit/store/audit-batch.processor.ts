@@ -35,7 +35,7 @@ export interface AuditBatch {
   /** How many of the batch's events are each part's, in part order. */
   readonly counts: readonly number[];
   /** Each event's type, as its index in `typeNames`. */
-  readonly types: Uint16Array;
+  readonly types: Uint16Array | Uint32Array;
   readonly typeNames: readonly string[];
   readonly data: readonly string[];
 }
@@ -53,11 +53,12 @@ export interface BatchResult {
 
 /**
  * One slice of a batch's data: the stored texts of `count` events joined as a JSON array. A json column holds
- * one JSON value per row, so the array has one item per event; a text that is not one (the column forbids it)
- * fails the audit here rather than being folded as another event's data.
+ * one JSON value per row, so the array has one item per event. A text that is not one JSON value (the column
+ * forbids it) makes the slice fail to parse or count wrong, and the audit fails; only texts that are not JSON
+ * values and balance each other out (`1,[2` then `3]`, which the column cannot hold) could shift the data.
  */
-function parseSlice(text: string | undefined, count: number): readonly unknown[] {
-  const parsed: unknown = JSON.parse(text ?? '');
+function parseSlice(text: string, count: number): readonly unknown[] {
+  const parsed: unknown = JSON.parse(text);
   if (!Array.isArray(parsed) || parsed.length !== count) throw new Error('audit: a slice of event data that is not one JSON value per event');
   return parsed;
 }
@@ -72,6 +73,7 @@ export class AuditBatchProcessor {
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
     const total = batch.types.length;
+    if (batch.data.length !== Math.ceil(total / DATA_SLICE)) throw new Error(`audit: a batch of ${total} events with ${batch.data.length} slices of data`);
     let event = 0;
     let slice: readonly unknown[] = [];
     let sliceIndex = -1;
@@ -82,7 +84,7 @@ export class AuditBatchProcessor {
       while (event < end) {
         const k = Math.floor(event / DATA_SLICE);
         if (k !== sliceIndex) {
-          slice = parseSlice(batch.data[k], Math.min(DATA_SLICE, total - k * DATA_SLICE));
+          slice = parseSlice(batch.data[k] as string, Math.min(DATA_SLICE, total - k * DATA_SLICE));
           sliceIndex = k;
         }
         const to = Math.min(end, (k + 1) * DATA_SLICE);

@@ -2,6 +2,9 @@ import { ChainFollower, type StreamHeadLink } from '../chain-verification.js';
 import { type AuditBatch, DATA_SLICE, type StreamPart } from './audit-batch.processor.js';
 import { EventTypes, PackedLines } from './packed-events.format.js';
 
+/** Events hashed between two yields to the event loop (~1–2 ms of work). */
+const YIELD_EVERY = 512;
+
 interface OpenChain {
   readonly follower: ChainFollower;
   readonly head: StreamHeadLink;
@@ -16,8 +19,13 @@ export class PackedChains {
   private readonly open = new Map<string, OpenChain>();
   private readonly types = new EventTypes();
 
-  /** The batch of `parts` whose events `text` packs, each ending part with its chain's verdict. */
-  toBatch(id: number, parts: readonly StreamPart[], text: string): AuditBatch {
+  /**
+   * The batch of `parts` whose events `texts` pack (in order, a line's part never lower than the line's before),
+   * each ending part with its chain's verdict. It yields to the event loop every `YIELD_EVERY` events: the audit
+   * may run inside the service, whose requests must not wait for a whole batch's hashing (~10–25 ms for 5,000
+   * events on this machine).
+   */
+  async toBatch(id: number, parts: readonly StreamPart[], texts: readonly string[]): Promise<AuditBatch> {
     const chains = parts.map((part) => this.chainOf(part));
     const counts = new Array<number>(parts.length).fill(0);
     const typeIds = new Map<string, number>();
@@ -26,21 +34,25 @@ export class PackedChains {
     const data: string[] = [];
     let slice: string[] = [];
     let part = 0;
-    const lines = new PackedLines(text, parts.length, this.types);
-    while (lines.next()) {
-      if (lines.part < part) throw new Error('audit: packed lines out of part order');
-      part = lines.part;
-      const type = lines.type;
-      const stored = lines.data;
-      chains[part].follower.pushStored(lines.eventVersion, type, lines.hash, stored);
-      counts[part] += 1;
-      let typeId = typeIds.get(type);
-      if (typeId === undefined) typeIds.set(type, (typeId = typeNames.push(type) - 1));
-      types.push(typeId);
-      slice.push(stored);
-      if (slice.length === DATA_SLICE) {
-        data.push(`[${slice.join(',')}]`);
-        slice = [];
+    let read = 0;
+    for (const text of texts) {
+      const lines = new PackedLines(text, parts.length, this.types);
+      while (lines.next()) {
+        if ((read += 1) % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (lines.part < part) throw new Error('audit: packed lines out of part order');
+        part = lines.part;
+        const type = lines.type;
+        const stored = lines.data;
+        chains[part].follower.pushStored(lines.eventVersion, type, lines.hash, stored);
+        counts[part] += 1;
+        let typeId = typeIds.get(type);
+        if (typeId === undefined) typeIds.set(type, (typeId = typeNames.push(type) - 1));
+        types.push(typeId);
+        slice.push(stored);
+        if (slice.length === DATA_SLICE) {
+          data.push(`[${slice.join(',')}]`);
+          slice = [];
+        }
       }
     }
     if (slice.length > 0) data.push(`[${slice.join(',')}]`);
@@ -49,7 +61,7 @@ export class PackedChains {
       this.open.delete(p.sessionId);
       return { ...p, chain: chains[i].follower.verdict(chains[i].head) };
     });
-    return { id, parts: chained, counts, types: Uint16Array.from(types), typeNames, data };
+    return { id, parts: chained, counts, types: typeNames.length <= 0xffff ? Uint16Array.from(types) : Uint32Array.from(types), typeNames, data };
   }
 
   private chainOf(part: StreamPart): OpenChain {

@@ -1,6 +1,6 @@
 /**
- * The packed text of a batch's events (`store-audit.reader.ts` builds it in SQL, the reading thread verifies
- * its chains and `AuditBatchProcessor` folds it): a record per event, `part␟version␟hash␟type␟data as stored`,
+ * The packed text of a batch's events (`store-audit.reader.ts` builds it in SQL; the reading thread follows its
+ * chains and turns it into a fold lane's batch, `PackedChains.toBatch`): a record per event, `part␟version␟hash␟type␟data as stored`,
  * fields parted by U+001F and records by U+001E. Valid JSON holds no raw control character, so neither can be
  * in the data; a hash or a type holding one is written as `?` by the reader (an event so edited then matches no
  * link: reported broken).

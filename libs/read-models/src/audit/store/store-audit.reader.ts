@@ -91,36 +91,47 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
 }
 
 /**
- * A batch's events as one packed text (`packed-events.format.ts`), in part and version order, built by
- * PostgreSQL: one value instead of five per event, so the reading thread decodes one string. The data is the json column's text, the canonical text its link hashed, so the chain is checked
- * on it as it is.
+ * A batch's events as packed texts (`packed-events.format.ts`), in part and version order, built by PostgreSQL:
+ * one value per ~256 events instead of five per event. The data is the json column's text, the canonical text
+ * its link hashed, so the chain is checked on it as it is.
  */
 export interface PackedEvents {
-  readonly text: string;
+  /** The batch's lines in order, in pieces of at most `PACKED_PIECE` events (none when it has no event). */
+  readonly texts: readonly string[];
   readonly count: number;
+  /** The last version read (0 when none). */
+  readonly last: number;
 }
+
+/**
+ * Events per packed piece: ~60 KB of text, under V8's large-object size (128 KB). One text per 5,000-event batch
+ * (~1.25 MB) was a large object, and one still being checked when a scavenge came was promoted to the old
+ * large-object space, which only a full collection frees: tens of MB of the audit's peak RSS. A piece that
+ * survives a scavenge is copied instead, and freed by the next.
+ */
+export const PACKED_PIECE = 256;
 
 /** A text field as it is, or `?` if it holds a separator (strpos twice costs a third of one `translate`). */
 const guarded = (column: string) => `CASE WHEN strpos(${column}, E'\\x1e') = 0 AND strpos(${column}, E'\\x1f') = 0 THEN ${column} ELSE '?' END`;
 
 /**
- * The rows of `from` (which names the part `k` and the event `e`) as one packed text. The lines are joined in
- * part and version order, said in the aggregate itself (a subquery's ORDER BY is not a guarantee, and PostgreSQL
- * 15 sorts an ordered aggregate's input whatever order it arrives in, so a second ORDER BY would be a second
- * sort): a line out of order would break the chain check. `concat_ws` builds a line in one call, where
- * `||` copied it once per field (with one sort fewer: ~15 % of the query's execution on 5,000 events).
+ * The rows of `from` (which names the part `k` and the event `e`) as packed pieces. The lines are joined in part
+ * and version order, said in the aggregate itself, and the pieces in the same order by the outer ORDER BY (a
+ * subquery's ORDER BY is not a guarantee): a line out of order would break the chain check. PostgreSQL sorts once
+ * for the grouping, and `concat_ws` builds a line in one call where `||` copied it once per field.
  */
 async function packed(pool: pg.Pool, from: string, values: unknown[]): Promise<PackedEvents> {
   const result = await pool.query({
-    text: `SELECT coalesce(string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, e.data), E'\\x1e'
-                                      ORDER BY k, e.version), ''),
-                  count(*)::int
-             ${from}`,
+    text: `SELECT string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, e.data), E'\\x1e' ORDER BY e.version),
+                  count(*)::int, max(e.version)::int
+             ${from}
+            GROUP BY k, (e.version - 1) / ${PACKED_PIECE}
+            ORDER BY k, (e.version - 1) / ${PACKED_PIECE}`,
     values,
     rowMode: 'array',
   });
-  const [packedText, count] = result.rows[0];
-  return { text: packedText, count };
+  const rows = result.rows as [string, number, number][];
+  return { texts: rows.map((row) => row[0]), count: rows.reduce((n, row) => n + row[1], 0), last: rows.at(-1)?.[2] ?? 0 };
 }
 
 /** Every event of these (short) streams up to their heads; part i is heads[i - 1]. */
@@ -133,11 +144,12 @@ export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise
   );
 }
 
-/** One page of a long stream (part 1): its events of versions after `after`, up to `to`. */
-export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number): Promise<PackedEvents> {
-  return packed(pool, `FROM (SELECT 1 AS k, version, hash, type, data FROM events WHERE stream_id = $1 AND version > $2 AND version <= $3) e`, [
-    streamId,
-    after,
-    to,
-  ]);
+/** One keyset page of a long stream (part 1): at most `limit` versions after `after`, up to `to`. */
+export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
+  return packed(
+    pool,
+    `FROM (SELECT 1 AS k, version, hash, type, data FROM events
+            WHERE stream_id = $1 AND version > $2 AND version <= $3 ORDER BY version LIMIT $4) e`,
+    [streamId, after, to, limit],
+  );
 }

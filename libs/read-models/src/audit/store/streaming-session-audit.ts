@@ -30,7 +30,8 @@ export interface AuditResumePoint {
 }
 
 /**
- * One session audited as its events stream by, page after page: the chain is followed link by link, the fold
+ * One session audited as its events stream by, page after page: the chain is followed link by link (or by the
+ * whole-store audit's reading thread, `feedUnchained`), the fold
  * advances, and each stored model is compared when the fold reaches the version it was written at. Memory holds
  * the fold state, never the events. The served view is what a cold replica answers: the newest snapshot plus
  * the tail folded on it (a second fold that starts at that snapshot).
