@@ -131,12 +131,18 @@ interface HttpPhase {
   readonly expectStatus?: (status: number) => boolean;
 }
 
-/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
-async function projectorBusyMs(port: number): Promise<number> {
+/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
+async function busyMs(port: number, series: string): Promise<number> {
   const { body } = await httpCall(port, 'GET', '/metrics');
-  const line = body.split('\n').find((l) => l.startsWith('chronicle_projector_busy_seconds_total{projection="session_index"}'));
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
   return line ? Number(line.split(' ').at(-1)) * 1000 : 0;
 }
+
+/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
+const projectorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_projector_busy_seconds_total{projection="session_index"}');
+
+/** `chronicle_audit_busy_seconds_total`, in ms (the continuous auditor's time in its passes). */
+const auditorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_audit_busy_seconds_total');
 
 async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
   let before: { service: number; pg: number } | undefined;
@@ -366,6 +372,11 @@ function rows(adapterNote: string): ResultRow[] {
       runs: runsOf('chronicle1x16unaudited.eventsPerSecond'),
       ...none('chronicle1x16unaudited'),
     },
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients, continuous auditor share of service CPU',
+      unit: '%',
+      runs: runsOf('chronicle1x16audited.auditorShare'),
+    },
     { figure: 'import-hermes, 500 sessions (8 rows, state.db, 40-event journal each)', unit: 'sessions/s', runs: runsOf('import.sessionsPerSecond') },
     { figure: 'import-hermes, events appended', unit: 'events/s', runs: runsOf('import.eventsPerSecond') },
     { figure: 'import-hermes re-run (appends nothing)', unit: 's', runs: runsOf('import.rerunSeconds') },
@@ -558,14 +569,23 @@ async function main(): Promise<void> {
       // resolve the 5 % the target is about.
       const [a, b] = round % 2 === 0 ? twins : [twins[1], twins[0]];
       const rates = new Map<string, number[]>();
+      // The auditor's own time against the audited twin's CPU over its four runs: its cost read off the service
+      // itself, which the host's swings between runs do not move as they move the throughput ratio.
+      const auditor = { busy: 0, cpu: 0 };
       for (const [slot, [id, service]] of [a, b, b, a, b, a, a, b].entries()) {
         await step(`${id} round ${round + 1} (${slot + 1}/8)`, async () => {
           const clients = await prepareJournalClients(service.port, `r${round}-${id}-${slot}`, 16);
+          const before = { busy: await auditorBusyMs(service.port), cpu: processCpuMs(service.service.pid) };
           await httpPhase(round, { id, port: service.port, connections: 16, eventsPerRequest: 1, clients });
+          if (service === audited) {
+            auditor.busy += (await auditorBusyMs(service.port)) - before.busy;
+            auditor.cpu += processCpuMs(service.service.pid) - before.cpu;
+          }
           rates.set(id, [...(rates.get(id) ?? []), runsOf(`${id}.eventsPerSecond`)[round]!]);
         });
       }
       for (const [id, values] of rates) record(`${id}.eventsPerSecond`, round, values.reduce((x, y) => x + y, 0) / values.length);
+      record('chronicle1x16audited.auditorShare', round, (100 * auditor.busy) / auditor.cpu);
     }
     const target = readTarget;
     if (!target) continue;

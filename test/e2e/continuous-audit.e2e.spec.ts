@@ -36,6 +36,7 @@ describe('the continuous auditor', () => {
     }
     await eventually(async () => (await metric('chronicle_audit_sessions_verified_total{result="match"}')) >= 3);
     expect(await metric('chronicle_audit_sessions_verified_total{result="mismatch"}')).toBe(0);
+    expect(await metric('chronicle_audit_busy_seconds_total')).toBeGreaterThan(0);
     await eventually(async () => (await metric('chronicle_audit_lag_events')) === 0);
   });
 

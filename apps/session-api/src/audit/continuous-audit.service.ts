@@ -36,6 +36,7 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
         fullEveryMs: config.auditFullEveryMs,
         onVerified: (audit) => this.verified(audit),
         onLag: (events) => metrics.auditLag.set(events),
+        onPass: (busySeconds) => metrics.auditBusy.inc(busySeconds),
       },
     );
   }

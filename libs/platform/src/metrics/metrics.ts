@@ -146,6 +146,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly auditBusy = new Counter({
+    name: 'chronicle_audit_busy_seconds_total',
+    help: "Time the continuous auditor's passes spent on their own synchronous work (hashing, folding, rendering, comparing; not the reads): its share of the process's CPU",
+    registers: [this.registry],
+  });
+
   readonly auditLag = new Gauge({
     name: 'chronicle_audit_lag_events',
     help: 'Events past the continuous auditor checkpoint (capped)',

@@ -17,7 +17,11 @@ describe('the continuous auditor, pass by pass', () => {
     const writer = newWriter(store, views);
     for (const id of ['pass-a', 'pass-b', 'pass-c']) await writeSession(writer, id, 2);
     const lags: number[] = [];
-    const auditor = new ContinuousAuditor({ pool, store, views }, { sessionsPerPass: 2, onLag: (events) => lags.push(events) });
+    const passes: { busySeconds: number; sessions: number }[] = [];
+    const auditor = new ContinuousAuditor(
+      { pool, store, views },
+      { sessionsPerPass: 2, onLag: (events) => lags.push(events), onPass: (busySeconds, sessions) => passes.push({ busySeconds, sessions }) },
+    );
     const first = await auditor.pass();
     // Sessions of earlier tests in this database come first; every pass takes at most two.
     expect(first.length).toBeLessThanOrEqual(2);
@@ -29,6 +33,11 @@ describe('the continuous auditor, pass by pass', () => {
     }
     expect([...seen]).toEqual(expect.arrayContaining(['pass-a', 'pass-b', 'pass-c']));
     expect(await auditor.pass()).toEqual([]);
+    // Each pass reports its audits' own CPU: some for a pass that verified sessions, none for an empty one.
+    expect(passes).toHaveLength(lags.length);
+    expect(passes[0]!.sessions).toBe(first.length);
+    expect(passes[0]!.busySeconds).toBeGreaterThan(0);
+    expect(passes.at(-1)).toEqual({ busySeconds: 0, sessions: 0 });
     await writer.write('pass-b', () => ({ events: [{ type: 'MessagesRecorded', data: { rows: [{ role: 'user', content: 'later', timestamp: 2_000_000_000 }] } }] }));
     const again = await auditor.pass();
     expect(again.map((audit) => [audit.sessionId, audit.match])).toEqual([['pass-b', true]]);

@@ -21,6 +21,8 @@ export interface ContinuousAuditorOptions extends IncrementalAuditOptions {
   readonly onVerified?: (audit: SessionAudit) => void;
   /** Events past its checkpoint after a pass (at most LAG_CAP). */
   readonly onLag?: (events: number) => void;
+  /** After each pass: seconds of its audits' own synchronous work (their share of the process's CPU; not the reads). */
+  readonly onPass?: (busySeconds: number, sessions: number) => void;
 }
 
 /**
@@ -58,6 +60,7 @@ export class ContinuousAuditor {
     }
     const audits: SessionAudit[] = [];
     let replayed = 0;
+    let busy = 0;
     for (const [index, sessionId] of sessions.entries()) {
       const length = await this.audits.plan(sessionId);
       if (index > 0 && replayed + length > (this.options.replayBudget ?? Number.POSITIVE_INFINITY)) {
@@ -67,7 +70,8 @@ export class ContinuousAuditor {
       }
       replayed += length;
       try {
-        const { audit } = await this.audits.audit(sessionId);
+        const { audit, busySeconds } = await this.audits.audit(sessionId);
+        busy += busySeconds;
         audits.push(audit);
         this.options.onVerified?.(audit);
       } catch (error) {
@@ -76,6 +80,7 @@ export class ContinuousAuditor {
     }
     const last = positions[covered - 1];
     if (last) await writeCheckpoint(pool, CONTINUOUS_AUDIT, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+    this.options.onPass?.(busy, audits.length);
     if (this.options.onLag) this.options.onLag(await eventsPast(pool, await readCheckpoint(pool, CONTINUOUS_AUDIT)));
     return audits;
   }

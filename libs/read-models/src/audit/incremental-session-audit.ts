@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { type SessionState, sha256Hex, toSessionStreamId } from '#domain';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
@@ -30,6 +31,8 @@ export interface IncrementalAudit {
   readonly audit: SessionAudit;
   readonly replayed: number;
   readonly full: boolean;
+  /** Seconds of the audit's own synchronous work (hashing, parsing, folding, rendering, comparing; not the reads). */
+  readonly busySeconds: number;
 }
 
 /** Events rendered and compared per event replayed, in a pass's budget (see `plan`). */
@@ -101,6 +104,7 @@ export class IncrementalSessionAudits {
         WHERE stream_id = $1 AND schema_version = $2 AND version <= $3 ORDER BY session_snapshots.version`,
       [streamId, SNAPSHOT_SCHEMA_VERSION, head.version],
     );
+    let busy = performance.now();
     const snapshots = rows.rows.map((row) => ({ ...row, digest: sha256Hex(row.state) }));
     const record = this.verified.get(streamId);
     let from: (AuditResumePoint & { digest: string }) | undefined;
@@ -112,6 +116,7 @@ export class IncrementalSessionAudits {
         break;
       }
     }
+    busy = performance.now() - busy;
     const start = from?.version ?? 0;
     const events = await store.readStream(streamId, { from: start + 1, to: head.version });
     // Checkpoint before the rows: once it has passed the head, any index row read afterwards is at least that new.
@@ -122,6 +127,7 @@ export class IncrementalSessionAudits {
       readIndexRow(pool, sessionId),
       views.view(sessionId, head.version),
     ]);
+    const working = performance.now();
     const later = snapshots.filter((s) => s.version > start);
     const audit = new StreamingSessionAudit(
       sessionId,
@@ -146,7 +152,8 @@ export class IncrementalSessionAudits {
       });
       if (this.verified.size > this.remember) this.verified.delete(this.verified.keys().next().value as string);
     }
-    return { audit: verdict, replayed: events.length, full: from === undefined };
+    busy += performance.now() - working;
+    return { audit: verdict, replayed: events.length, full: from === undefined, busySeconds: busy / 1000 };
   }
 
   private resumable(record: VerifiedSession, headVersion: number): boolean {
