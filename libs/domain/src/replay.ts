@@ -9,6 +9,7 @@ export { sha256Hex } from './canonical/hash.js';
 export { initialSessionState } from './session-state/session.state.js';
 export type { SessionState } from './session-state/session.state.js';
 export { evolveAll } from './session/session.evolve.js';
+export { storedFormOf, withJournalsOf } from './session-state/stored-form.js';
 export { render, renderTranscript } from './session/session.render.js';
 export type { SessionView } from './session/session.view.js';
 export type { SessionEvent } from './events/session.events.js';

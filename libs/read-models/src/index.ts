@@ -1,5 +1,5 @@
 export { LruCache } from './lru-cache.js';
-export { SnapshotStore, SNAPSHOT_SCHEMA_VERSION, type Snapshot } from './snapshot-store.js';
+export { SnapshotStore, SNAPSHOT_SCHEMA_VERSION, type Snapshot, withStreamJournals } from './snapshot-store.js';
 export { SessionViews, toDomainEvent, type LoadedState, type SessionViewsOptions, type TranscriptAt } from './session-views.js';
 export { transcriptAnswerJson } from './answers/transcript-json.js';
 export * from './session-index/session-index.projector.js';

@@ -25,7 +25,7 @@ import {
 } from '#domain';
 import type { EventStore, StoredEvent } from '#event-store';
 import { LruCache } from './lru-cache.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import { type SnapshotStore, withStreamJournals } from './snapshot-store.js';
 import { ByteBoundedCache } from './answers/byte-bounded.cache.js';
 
 export interface LoadedState {
@@ -174,7 +174,10 @@ export class SessionViews {
     const cached = this.states.get(streamId);
     let base: { version: number; state: SessionState };
     if (cached && cached.version <= target) base = cached;
-    else base = (await this.snapshots.latest(streamId, target)) ?? { version: 0, state: initialSessionState() };
+    else {
+      const snapshot = await this.snapshots.latest(streamId, target);
+      base = snapshot ? { version: snapshot.version, state: await withStreamJournals(this.store, streamId, snapshot.state) } : { version: 0, state: initialSessionState() };
+    }
     let state = base.state;
     if (base.version < target) {
       const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });

@@ -1,15 +1,46 @@
 import type pg from 'pg';
-import type { SessionState } from '#domain';
+import { journalFromEvents, journalSpansOf, type SessionEvent, type SessionState, storedFormOf, withJournals } from '#domain';
+import type { EventStore, StoredEvent } from '#event-store';
 
 /**
  * Bump when the fold state's shape changes: older snapshots are then ignored (and rebuilt from events),
  * never misread.
  */
-export const SNAPSHOT_SCHEMA_VERSION = 5;
+export const SNAPSHOT_SCHEMA_VERSION = 6;
 
 export interface Snapshot {
   readonly version: number;
+  /** The stored form (`storedFormOf`): journals that live in the stream are left out (`withStreamJournals`). */
   readonly state: SessionState;
+}
+
+/** Two journal spans closer than this are read as one range (one query, a few events read in vain). */
+const SPAN_GAP = 256;
+
+/**
+ * A stored state (a snapshot) with its journals read back from the stream, as the fold built them: each run's
+ * journal events between the versions of its `journalSpan` (domain `storedFormOf`). Spans that overlap or lie
+ * close together are read in one range.
+ */
+export async function withStreamJournals(store: EventStore, streamId: string, stored: SessionState): Promise<SessionState> {
+  const spans = journalSpansOf(stored).sort((a, b) => a.from - b.from);
+  if (spans.length === 0) return stored;
+  const ranges: { from: number; to: number }[] = [];
+  for (const span of spans) {
+    const last = ranges.at(-1);
+    if (last && span.from <= last.to + SPAN_GAP) last.to = Math.max(last.to, span.to);
+    else ranges.push({ from: span.from, to: span.to });
+  }
+  const read: StoredEvent[][] = [];
+  for (const range of ranges) read.push(await store.readStream(streamId, range));
+  const events = read.flat();
+  const journals = new Map(
+    spans.map((span) => {
+      const inSpan = events.filter((e) => e.version >= span.from && e.version <= span.to);
+      return [span.runId, journalFromEvents(span.runId, inSpan.map((e) => ({ type: e.type, data: e.data }) as SessionEvent))];
+    }),
+  );
+  return withJournals(stored, (runId) => journals.get(runId) ?? []);
 }
 
 /** Projection state stored off the hot path (`session_snapshots`). */
@@ -35,7 +66,10 @@ export class SnapshotStore {
     return Number(result.rows[0]?.version ?? 0);
   }
 
-  /** Keeps the two newest snapshots of the stream (time travel folds from the nearest one below). */
+  /**
+   * Stores `state` in its stored form (its live journals stay in the stream) and keeps the two newest snapshots
+   * of the stream (time travel folds from the nearest one below).
+   */
   async save(streamId: string, version: number, state: SessionState): Promise<void> {
     await this.pool.query(
       `WITH saved AS (
@@ -45,7 +79,7 @@ export class SnapshotStore {
        DELETE FROM session_snapshots WHERE stream_id = $1 AND version < (
          SELECT min(version) FROM (SELECT version FROM session_snapshots WHERE stream_id = $1
                                    ORDER BY version DESC LIMIT 2) newest)`,
-      [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(state)],
+      [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(storedFormOf(state))],
     );
   }
 }

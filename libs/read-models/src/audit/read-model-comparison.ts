@@ -6,6 +6,7 @@ import {
   type SessionEvent,
   type SessionState,
   type SessionView,
+  storedFormOf,
 } from '#domain';
 import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
 import { summaryRowOf } from '../session-summary/summary-row.builder.js';
@@ -65,7 +66,7 @@ export function compareReadModels(
   const room = () => limit - differences.length;
 
   for (const snapshot of snapshots) {
-    add(deepDiff(snapshot.state, stateAt(snapshot.version), { path: `snapshot@${snapshot.version}`, limit: room() }));
+    add(deepDiff(snapshot.state, storedFormOf(stateAt(snapshot.version)), { path: `snapshot@${snapshot.version}`, limit: room() }));
   }
   if (summary) add(deepDiff(summary.data, summaryRowOf(stateAt(summary.version), summary.version), { path: 'summary', limit: room() }));
   if (index) {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { evolveAll, initialSessionState, type SessionState } from '#domain';
+import { evolveAll, initialSessionState, type SessionState, storedFormOf } from '#domain';
 import type { EventStore } from '#event-store';
 import { toDomainEvent } from '../session-views.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
@@ -45,7 +45,7 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
         done = version;
         await client.query(
           `INSERT INTO ${NEXT} (stream_id, version, schema_version, state) VALUES ($1, $2, $3, $4::json)`,
-          [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(state)],
+          [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(storedFormOf(state))],
         );
         tracker.rows += 1;
       }

@@ -1,4 +1,14 @@
-import { evolveAll, initialSessionState, render, renderTranscript, type SessionEvent, type SessionState, type SessionView } from '#domain/replay';
+import {
+  evolveAll,
+  initialSessionState,
+  render,
+  renderTranscript,
+  type SessionEvent,
+  type SessionState,
+  type SessionView,
+  storedFormOf,
+  withJournalsOf,
+} from '#domain/replay';
 import { indexRowOf, type StoredIndexRow } from '../../session-index/index-row.builder.js';
 import { summaryRowOf } from '../../session-summary/summary-row.builder.js';
 import { type ChainLink, ChainFollower, type ChainVerdict, type StreamHeadLink } from '../chain-verification.js';
@@ -156,8 +166,10 @@ export class StreamingSessionAudit {
     for (const snapshot of this.stored.snapshots) {
       if (snapshot.version !== version) continue;
       const state = this.safely(snapshot.state, `snapshot@${version}`);
-      if (state !== null) this.diff(state, this.state, `snapshot@${version}`);
-      if (snapshot === this.servedFrom) this.served = state as SessionState | null;
+      // A snapshot stores the state's stored form (its live journals stay in the stream); a cold replica reads
+      // those journals back from the events, which here are the replay's.
+      if (state !== null) this.diff(state, storedFormOf(this.state), `snapshot@${version}`);
+      if (snapshot === this.servedFrom) this.served = state === null ? null : withJournalsOf(state as SessionState, this.state);
     }
     const { summary, index } = this.stored;
     if (summary?.version === version) this.diff(summary.data, summaryRowOf(this.state, version), 'summary');
