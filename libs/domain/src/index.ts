@@ -38,7 +38,7 @@ export type {
   SessionState,
 } from './session-state/session.state.js';
 export { findStateRow } from './session-state/state-rows.js';
-export { journalFromEvents, journalSpansOf, storedFormOf, withJournals, withJournalsOf } from './session-state/stored-form.js';
+export { journalFromEvents, journalSpansOf, storedFormOf, withJournals, withJournalsFromEvents, withJournalsOf } from './session-state/stored-form.js';
 export { evolve, evolveAll } from './session/session.evolve.js';
 export { projectSession, render, renderTranscript } from './session/session.render.js';
 export { renderInputsOf, renderNext, rendersSameTranscript, type RenderedState, type RenderInputs } from './session/render-next.js';

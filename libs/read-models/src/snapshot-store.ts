@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { journalFromEvents, journalSpansOf, type SessionEvent, type SessionState, storedFormOf, withJournals } from '#domain';
-import type { EventStore, StoredEvent } from '#event-store';
+import { journalSpansOf, type SessionEvent, type SessionState, storedFormOf, withJournalsFromEvents } from '#domain';
+import type { EventStore } from '#event-store';
 
 /**
  * Bump when the fold state's shape changes: older snapshots are then ignored (and rebuilt from events),
@@ -18,29 +18,29 @@ export interface Snapshot {
 const SPAN_GAP = 256;
 
 /**
- * A stored state (a snapshot) with its journals read back from the stream, as the fold built them: each run's
- * journal events between the versions of its `journalSpan` (domain `storedFormOf`). Spans that overlap or lie
- * close together are read in one range.
+ * The stream's events that cover the journal spans of a stored state (a snapshot: domain `storedFormOf`), in
+ * version order, as domain events with their versions; spans that overlap or lie close together are read in
+ * one range. `withJournalsFromEvents` rebuilds the journals from them.
  */
-export async function withStreamJournals(store: EventStore, streamId: string, stored: SessionState): Promise<SessionState> {
+export async function readJournalSpans(store: EventStore, streamId: string, stored: SessionState): Promise<(SessionEvent & { version: number })[]> {
   const spans = journalSpansOf(stored).sort((a, b) => a.from - b.from);
-  if (spans.length === 0) return stored;
   const ranges: { from: number; to: number }[] = [];
   for (const span of spans) {
     const last = ranges.at(-1);
     if (last && span.from <= last.to + SPAN_GAP) last.to = Math.max(last.to, span.to);
     else ranges.push({ from: span.from, to: span.to });
   }
-  const read: StoredEvent[][] = [];
-  for (const range of ranges) read.push(await store.readStream(streamId, range));
-  const events = read.flat();
-  const journals = new Map(
-    spans.map((span) => {
-      const inSpan = events.filter((e) => e.version >= span.from && e.version <= span.to);
-      return [span.runId, journalFromEvents(span.runId, inSpan.map((e) => ({ type: e.type, data: e.data }) as SessionEvent))];
-    }),
-  );
-  return withJournals(stored, (runId) => journals.get(runId) ?? []);
+  const events: (SessionEvent & { version: number })[] = [];
+  for (const range of ranges) {
+    for (const e of await store.readStream(streamId, range)) events.push({ type: e.type, data: e.data, version: e.version } as SessionEvent & { version: number });
+  }
+  return events;
+}
+
+/** A stored state (a snapshot) with its journals read back from the stream, as the fold built them. */
+export async function withStreamJournals(store: EventStore, streamId: string, stored: SessionState): Promise<SessionState> {
+  if (journalSpansOf(stored).length === 0) return stored;
+  return withJournalsFromEvents(stored, await readJournalSpans(store, streamId, stored));
 }
 
 /** Projection state stored off the hot path (`session_snapshots`). */

@@ -3,7 +3,7 @@ import { canonicalJson, evolveAll, initialSessionState, projectSession, render, 
 import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { journal, tokens } from '../testing/journal-events.builder.js';
 import { interrupted, pendingTurn, settled, submitted, user, assistant } from '../testing/session.fixtures.js';
-import { journalFromEvents, journalSpansOf, storedFormOf, withJournals, withJournalsOf } from './stored-form.js';
+import { journalFromEvents, journalSpansOf, storedFormOf, withJournals, withJournalsFromEvents, withJournalsOf } from './stored-form.js';
 
 const fold = (events: readonly SessionEvent[]): SessionState => evolveAll(initialSessionState(), events);
 
@@ -11,10 +11,14 @@ const fold = (events: readonly SessionEvent[]): SessionState => evolveAll(initia
 function coldRead(events: readonly SessionEvent[], version: number): SessionState {
   const stored = JSON.parse(JSON.stringify(storedFormOf(fold(events.slice(0, version))))) as SessionState;
   const spans = new Map(journalSpansOf(stored).map((span) => [span.runId, span]));
-  return withJournals(stored, (runId) => {
+  const restored = withJournals(stored, (runId) => {
     const span = spans.get(runId)!;
     return journalFromEvents(runId, events.slice(span.from - 1, span.to));
   });
+  // The same from the whole stream up to the snapshot, versions attached (what the store's read hands over).
+  const fromStream = withJournalsFromEvents(stored, events.slice(0, version).map((event, index) => ({ ...event, version: index + 1 })));
+  expect(canonicalJson(fromStream)).toBe(canonicalJson(restored));
+  return restored;
 }
 
 describe('the stored form of a fold state (snapshots leave live journals in the stream)', () => {

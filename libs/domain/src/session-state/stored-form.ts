@@ -66,3 +66,16 @@ export function journalFromEvents(runId: string, events: Iterable<SessionEvent>)
 /** A stored state with the journals of `source`, a replayed state at the same version (an audit's cold view). */
 export const withJournalsOf = (stored: SessionState, source: SessionState): SessionState =>
   withJournals(stored, (runId) => findRun(source.runs, runId)?.journal ?? []);
+
+/**
+ * A stored state with its journals rebuilt from the stream's events that cover every run's journal span
+ * (`journalSpansOf`), in version order; events outside a run's span are not that run's journal.
+ */
+export function withJournalsFromEvents(stored: SessionState, events: readonly (SessionEvent & { readonly version: number })[]): SessionState {
+  const spans = journalSpansOf(stored);
+  if (spans.length === 0) return stored;
+  const journals = new Map(
+    spans.map((span) => [span.runId, journalFromEvents(span.runId, events.filter((e) => e.version >= span.from && e.version <= span.to))]),
+  );
+  return withJournals(stored, (runId) => journals.get(runId) ?? []);
+}

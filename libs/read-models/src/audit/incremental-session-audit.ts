@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { type SessionState, sha256Hex, toSessionStreamId } from '#domain';
-import { SNAPSHOT_SCHEMA_VERSION, withStreamJournals } from '../snapshot-store.js';
+import { type SessionState, sha256Hex, toSessionStreamId, withJournalsFromEvents } from '#domain';
+import { readJournalSpans, SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 import { type AuditResumePoint, StreamingSessionAudit } from './store/streaming-session-audit.js';
@@ -118,7 +118,12 @@ export class IncrementalSessionAudits {
     }
     busy = performance.now() - busy;
     // A snapshot holds the stored form: its live journals are read back from the stream, as a cold read does.
-    if (from) from = { ...from, state: await withStreamJournals(store, streamId, from.state) };
+    if (from) {
+      const spanned = await readJournalSpans(store, streamId, from.state);
+      const rebuilding = performance.now();
+      from = { ...from, state: withJournalsFromEvents(from.state, spanned) };
+      busy += performance.now() - rebuilding;
+    }
     const start = from?.version ?? 0;
     const events = await store.readStream(streamId, { from: start + 1, to: head.version });
     // Checkpoint before the rows: once it has passed the head, any index row read afterwards is at least that new.
