@@ -124,6 +124,13 @@ export interface ReadPositionsResult {
   readonly checkpoint: Checkpoint;
 }
 
+/** An event as a fold reads it (`readStreamData`). */
+export interface StreamDataEvent {
+  readonly version: number;
+  readonly type: string;
+  readonly data: unknown;
+}
+
 export interface StreamHead {
   readonly version: number;
   readonly lastHash: string;
@@ -133,6 +140,11 @@ export interface StreamHead {
 export interface EventStore {
   append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, range?: { from?: number; to?: number }): Promise<StoredEvent[]>;
+  /**
+   * `readStream` with what a fold reads only (version, type, data): no metadata, hash or commit fields to read
+   * and build, about half the time per event on PostgreSQL. For the tail of a cold read and a snapshot's journals.
+   */
+  readStreamData(streamId: string, range?: { from?: number; to?: number }): Promise<StreamDataEvent[]>;
   readAll(options?: { after?: Checkpoint; limit?: number }): Promise<ReadAllResult>;
   /** `readAll`'s page (same fence, same order) without data or metadata. */
   readPositions(options?: { after?: Checkpoint; limit?: number }): Promise<ReadPositionsResult>;

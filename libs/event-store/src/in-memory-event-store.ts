@@ -15,6 +15,7 @@ import {
   type ReadPositionsResult,
   START,
   type StoredEvent,
+  type StreamDataEvent,
   type StreamHead,
 } from './event-store.js';
 
@@ -111,6 +112,10 @@ export class InMemoryEventStore implements EventStore {
     const from = range.from ?? 1;
     const to = range.to ?? Number.MAX_SAFE_INTEGER;
     return (this.streams.get(streamId)?.events ?? []).filter((e) => e.version >= from && e.version <= to);
+  }
+
+  async readStreamData(streamId: string, range: { from?: number; to?: number } = {}): Promise<StreamDataEvent[]> {
+    return (await this.readStream(streamId, range)).map(({ version, type, data }) => ({ version, type, data }));
   }
 
   async readAll(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadAllResult> {

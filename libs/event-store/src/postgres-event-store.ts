@@ -12,6 +12,7 @@ import {
   type ReadPositionsResult,
   START,
   type StoredEvent,
+  type StreamDataEvent,
   type StreamHead,
   type FusedStatement,
 } from './event-store.js';
@@ -257,6 +258,18 @@ export class PostgresEventStore implements EventStore {
       [streamId, range.from ?? 1, range.to ?? null],
     );
     return result.rows.map(toStoredEvent);
+  }
+
+  async readStreamData(streamId: string, range: { from?: number; to?: number } = {}): Promise<StreamDataEvent[]> {
+    // float8: a JavaScript number as pg parses it, exact for every version a stream can reach (int8 comes as text).
+    const result = await this.pool.query<StreamDataEvent>({
+      name: 'chronicle_read_stream_data',
+      text: `SELECT e.version::float8 AS version, e.type, e.data FROM events e
+              WHERE e.stream_id = $1 AND e.version >= $2 AND ($3::bigint IS NULL OR e.version <= $3::bigint)
+              ORDER BY e.version`,
+      values: [streamId, range.from ?? 1, range.to ?? null],
+    });
+    return result.rows;
   }
 
   /**

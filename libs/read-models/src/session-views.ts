@@ -180,9 +180,9 @@ export class SessionViews {
     }
     let state = base.state;
     if (base.version < target) {
-      const tail = await this.store.readStream(streamId, { from: base.version + 1, to: target });
+      const tail = await this.store.readStreamData(streamId, { from: base.version + 1, to: target });
       // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
-      state = evolveAll(state, tail.map(toDomainEvent));
+      state = evolveAll(state, tail as readonly SessionEvent[]);
     }
     if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state }, estimatedBytes(target));
     return state;

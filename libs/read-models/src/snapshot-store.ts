@@ -31,9 +31,7 @@ export async function readJournalSpans(store: EventStore, streamId: string, stor
     else ranges.push({ from: span.from, to: span.to });
   }
   const events: (SessionEvent & { version: number })[] = [];
-  for (const range of ranges) {
-    for (const e of await store.readStream(streamId, range)) events.push({ type: e.type, data: e.data, version: e.version } as SessionEvent & { version: number });
-  }
+  for (const range of ranges) events.push(...((await store.readStreamData(streamId, range)) as (SessionEvent & { version: number })[]));
   return events;
 }
 

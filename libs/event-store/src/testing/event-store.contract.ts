@@ -123,6 +123,16 @@ export function eventStoreContract(name: string, open: (inline: readonly InlineP
       expect(events.map((e) => e.version)).toEqual([2, 3]);
     });
 
+    it('reads what a fold needs (version, type, data) as readStream has it, for a range and for the whole stream', async () => {
+      const id = streamId('data');
+      await store.append(id, [ev(1), ev(2), ev(3), ev(4)]);
+      const full = await store.readStream(id);
+      expect(await store.readStreamData(id)).toEqual(full.map(({ version, type, data }) => ({ version, type, data })));
+      expect(await store.readStreamData(id, { from: 2, to: 3 })).toEqual(full.slice(1, 3).map(({ version, type, data }) => ({ version, type, data })));
+      expect(await store.readStreamData(id, { from: 5 })).toEqual([]);
+      expect(await store.readStreamData(streamId('data-none'))).toEqual([]);
+    });
+
     it('refuses an append whose expected version moved and stores nothing', async () => {
       const id = streamId('conflict');
       await store.append(id, [ev(1)], { expectedVersion: 0 });
