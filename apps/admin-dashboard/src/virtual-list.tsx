@@ -13,6 +13,8 @@ interface VirtualListProps {
   readonly label: string;
 }
 
+const isAtBottom = (element: HTMLElement): boolean => element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+
 /**
  * Renders only the rows in and near the viewport of its scroll box, each absolutely placed at the sum of the
  * heights before it: a 10,000-row transcript mounts a few dozen elements. Heights are measured with a
@@ -24,6 +26,8 @@ export function VirtualList({ count, renderItem, estimate = 110, overscan = 6, f
   const [measured, setMeasured] = useState(0);
   const [scroll, setScroll] = useState({ top: 0, height: 800 });
   const atBottom = useRef(true);
+  /** The scrollTop the list last saw (its scroll handler, or its own follow to the bottom). */
+  const seenTop = useRef(0);
 
   const offsets = useMemo(() => {
     const out = new Float64Array(count + 1);
@@ -83,8 +87,21 @@ export function VirtualList({ count, renderItem, estimate = 110, overscan = 6, f
   const onScroll = () => {
     const element = box.current;
     if (!element) return;
-    atBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+    atBottom.current = isAtBottom(element);
+    seenTop.current = element.scrollTop;
     setScroll({ top: element.scrollTop, height: element.clientHeight });
+  };
+
+  /**
+   * Keeps a reader who sits at the bottom there. A scroll the handler has not seen yet (scroll events come with
+   * the next frame) means the reader moved: where they are now decides, not where they were, or a height
+   * measured in between would pull a reader who just scrolled up back to the bottom.
+   */
+  const followToBottom = (element: HTMLDivElement) => {
+    if (element.scrollTop !== seenTop.current) atBottom.current = isAtBottom(element);
+    if (!atBottom.current) return;
+    element.scrollTop = element.scrollHeight;
+    seenTop.current = element.scrollTop;
   };
 
   useLayoutEffect(() => {
@@ -93,7 +110,7 @@ export function VirtualList({ count, renderItem, estimate = 110, overscan = 6, f
     setScroll({ top: element.scrollTop, height: element.clientHeight });
     const resize = new ResizeObserver(() => {
       // A shrinking box (a notice above it) keeps a reader who was at the bottom there.
-      if (followBottom && atBottom.current) element.scrollTop = element.scrollHeight;
+      if (followBottom) followToBottom(element);
       setScroll({ top: element.scrollTop, height: element.clientHeight });
     });
     resize.observe(element);
@@ -103,7 +120,7 @@ export function VirtualList({ count, renderItem, estimate = 110, overscan = 6, f
   // Follow new rows and streamed text while the reader sits at the bottom (opening a session starts there).
   useLayoutEffect(() => {
     const element = box.current;
-    if (element && followBottom && atBottom.current) element.scrollTop = element.scrollHeight;
+    if (element && followBottom) followToBottom(element);
   }, [count, total, tailKey, followBottom]);
 
   const rows: ReactNode[] = [];
