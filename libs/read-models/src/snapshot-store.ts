@@ -30,8 +30,12 @@ export async function readJournalSpans(store: EventStore, streamId: string, stor
     if (last && span.from <= last.to + SPAN_GAP) last.to = Math.max(last.to, span.to);
     else ranges.push({ from: span.from, to: span.to });
   }
-  const events: (SessionEvent & { version: number })[] = [];
-  for (const range of ranges) events.push(...((await store.readStreamData(streamId, range)) as (SessionEvent & { version: number })[]));
+  // concat, not push(...read): a long turn's span holds more events than a call may take arguments.
+  let events: (SessionEvent & { version: number })[] = [];
+  for (const range of ranges) {
+    const read = (await store.readStreamData(streamId, range)) as (SessionEvent & { version: number })[];
+    events = events.length === 0 ? read : events.concat(read);
+  }
   return events;
 }
 

@@ -72,10 +72,17 @@ export const withJournalsOf = (stored: SessionState, source: SessionState): Sess
  * (`journalSpansOf`), in version order; events outside a run's span are not that run's journal.
  */
 export function withJournalsFromEvents(stored: SessionState, events: readonly (SessionEvent & { readonly version: number })[]): SessionState {
-  const spans = journalSpansOf(stored);
-  if (spans.length === 0) return stored;
-  const journals = new Map(
-    spans.map((span) => [span.runId, journalFromEvents(span.runId, events.filter((e) => e.version >= span.from && e.version <= span.to))]),
-  );
+  const spans = new Map(journalSpansOf(stored).map((span) => [span.runId, span]));
+  if (spans.size === 0) return stored;
+  // One pass over the events, each run's journal built as `journalFromEvents` builds it (the same insertions in
+  // the same order), however many runs hold a live journal.
+  const transient = new Transient();
+  const journals = new Map<string, JournalChunks>();
+  for (const event of events) {
+    if (event.type !== 'JournalEventRecorded') continue;
+    const span = spans.get(event.data.runId);
+    if (span === undefined || event.version < span.from || event.version > span.to) continue;
+    journals.set(span.runId, insertJournalEvent(transient, journals.get(span.runId) ?? [], journalEventOf(event.data)));
+  }
   return withJournals(stored, (runId) => journals.get(runId) ?? []);
 }
