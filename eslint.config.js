@@ -43,10 +43,10 @@ const domainPurity = {
 };
 
 /**
- * Two import rules, in one no-restricted-imports per file group (a later config object would replace an
- * earlier one's patterns): the service runs on Fastify, @nestjs/platform-express staying a devDependency for
- * the adapter bench only (bench/http-adapters.bench.ts); and apps depend on libs, never the reverse (test
- * fixtures included).
+ * Import rules, in one no-restricted-imports per file group (a later config object would replace an earlier
+ * one's patterns): the service runs on Fastify, @nestjs/platform-express staying a devDependency for the adapter
+ * bench only (bench/http-adapters.bench.ts); apps depend on libs, never the reverse; and each lib imports only
+ * the libs below it (`LIB_IMPORTS`). Test fixtures included.
  */
 const expressPattern = {
   group: ['express', '@nestjs/platform-express'],
@@ -57,11 +57,32 @@ const fastifyOnly = {
   rules: { 'no-restricted-imports': ['error', { patterns: [expressPattern] }] },
 };
 const libPatterns = [expressPattern, { group: ['**/apps/*', '**/apps/**'], message: 'a lib may not import an app: move what it needs into a lib.' }];
-const libsIndependentOfApps = {
-  files: ['libs/**/*.ts'],
-  ignores: ['libs/domain/**'],
-  rules: { 'no-restricted-imports': ['error', { patterns: libPatterns }] },
+
+/**
+ * Which lib may import which (test fixtures included): the layers of the architecture, lowest first. A lib
+ * imports only libs listed for it; anything else is a cycle in the making or a rule living in the wrong layer.
+ * `libs/domain` has its own, stricter rule (below); `#migrations` is not a lib.
+ */
+export const LIB_IMPORTS = {
+  platform: [],
+  'event-store': ['domain', 'platform'],
+  'read-models': ['domain', 'event-store'],
+  'session-commands': ['domain', 'event-store', 'read-models'],
+  recovery: ['domain', 'event-store', 'read-models', 'session-commands'],
+  'hermes-import': ['domain', 'event-store', 'read-models', 'session-commands'],
 };
+const LIBS = ['domain', ...Object.keys(LIB_IMPORTS)];
+const libGraphPattern = (lib) => {
+  const forbidden = LIBS.filter((other) => !LIB_IMPORTS[lib].includes(other));
+  return {
+    regex: `^#(${forbidden.join('|')})(/.*)?$`,
+    message: `libs/${lib} may import only ${LIB_IMPORTS[lib].map((l) => `#${l}`).join(', ') || 'no other lib'} (eslint.config.js LIB_IMPORTS).`,
+  };
+};
+const libLayers = Object.keys(LIB_IMPORTS).map((lib) => ({
+  files: [`libs/${lib}/**/*.ts`],
+  rules: { 'no-restricted-imports': ['error', { patterns: [...libPatterns, libGraphPattern(lib)] }] },
+}));
 
 /**
  * The audit's worker thread loads only what a replay needs (`#domain/replay`, `#event-store/hash`): each lib's
@@ -76,6 +97,7 @@ const auditWorkerGraph = {
       {
         patterns: [
           ...libPatterns,
+          libGraphPattern('read-models'),
           { regex: '^#(domain|event-store)$', allowTypeImports: true, message: 'the audit worker imports #domain/replay and #event-store/hash, not the main entries.' },
         ],
       },
@@ -108,7 +130,7 @@ export default tseslint.config(
     },
   },
   fastifyOnly,
-  libsIndependentOfApps,
+  ...libLayers,
   auditWorkerGraph,
   domainPurity,
 );

@@ -10,9 +10,9 @@ import {
   type SessionCommand,
   type SessionState,
 } from '../libs/domain/src/index.js';
-import { PostgresEventStore } from '../libs/event-store/src/index.js';
+import type { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations, startEmbeddedDatabase } from '../libs/platform/src/index.js';
-import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
+import { createSessionEventStore, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
 import { runAsScript } from './run-as-script.js';
 
 /**
@@ -189,7 +189,7 @@ export async function runAppendBench(options: AppendBenchOptions = {}): Promise<
   const pool = new pg.Pool({ connectionString: db.url, max: 10, pipeline: true });
   try {
     await runMigrations(db.url);
-    const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+    const store = await createSessionEventStore(pool);
     const snapshots = new SnapshotStore(pool);
     const views = new SessionViews(store, snapshots, {
       snapshotEvery: SNAPSHOT_EVERY,

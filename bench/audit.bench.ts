@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { evolveAll, initialSessionState, toSessionStreamId, type SessionEvent, type SessionState } from '../libs/domain/src/index.js';
-import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations } from '../libs/platform/src/index.js';
-import { sessionSummaryProjection, SnapshotStore } from '../libs/read-models/src/index.js';
+import { createSessionEventStore, SnapshotStore } from '../libs/read-models/src/index.js';
 import { startBenchCluster } from './bench-postgres.js';
 import { runAsScript } from './run-as-script.js';
 
@@ -64,7 +63,7 @@ function sessionEvents(sessionId: string, count: number): SessionEvent[] {
 
 /** Appends each session in chunks (hash chain and summary row as the service writes them), two snapshots each. */
 export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number): Promise<void> {
-  const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  const store = await createSessionEventStore(pool);
   const snapshots = new SnapshotStore(pool);
   const one = async (n: number) => {
     const sessionId = `${prefix}-${n}`;

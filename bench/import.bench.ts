@@ -2,10 +2,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { directorySource, importHermes } from '../libs/hermes-import/src/index.js';
 import { runMigrations, startEmbeddedDatabase } from '../libs/platform/src/index.js';
-import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
+import { createSessionEventStore, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
 import { SessionWriter } from '../libs/session-commands/src/index.js';
 import { hermesLayout, type HermesLayout, type HermesStateRow, writeJournal, writeSidecar, writeStateDb } from '../test/support/hermes-webui.fixture.js';
 import { runAsScript } from './run-as-script.js';
@@ -50,7 +49,7 @@ export async function runImportBench(databaseUrl: string, sessions: number): Pro
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8, pipeline: true });
   try {
     const layout = await writeBenchInstall(root, sessions);
-    const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+    const store = await createSessionEventStore(pool);
     const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 200, cacheBytes: 16 * 1024 * 1024 });
     const deps = { store, views, writer: new SessionWriter(store, views) };
     const run = async () => {

@@ -1,9 +1,7 @@
 import pg from 'pg';
-import { PostgresEventStore } from '../libs/event-store/src/index.js';
 import { runMigrations } from '../libs/platform/src/index.js';
-import { sessionSummaryProjection, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
+import { createSessionEventStore, SessionViews, SnapshotStore } from '../libs/read-models/src/index.js';
 import { executeSessionCommand, SessionWriter } from '../libs/session-commands/src/index.js';
-import { liveNotifyProjection } from '../apps/session-api/src/live/live-notify.projection.js';
 import { startBenchCluster } from './bench-postgres.js';
 import { clusterCpuMs, processCpuMs } from './proc-cpu.js';
 import { runAsScript } from './run-as-script.js';
@@ -42,7 +40,7 @@ export async function runWritePathBench(options: {
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, pipeline: true });
   let commits = 0;
   try {
-    const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection, liveNotifyProjection], onBatch: () => (commits += 1) });
+    const store = await createSessionEventStore(pool, { onBatch: () => (commits += 1) });
     const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 200 });
     const writer = new SessionWriter(store, views);
     runs += 1;

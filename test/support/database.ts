@@ -64,12 +64,11 @@ export function useTestDatabase(options: { poolSize?: number } = {}): DatabaseFi
   let pool: pg.Pool | undefined;
   let store: import('#event-store').EventStore | undefined;
   beforeAll(async () => {
-    const { PostgresEventStore } = await import('#event-store');
-    const { sessionSummaryProjection } = await import('#read-models');
+    const { createSessionEventStore } = await import('#read-models');
     database = await createTestDatabase();
     pool = new pg.Pool({ connectionString: database.url, max: options.poolSize ?? 6, pipeline: true });
-    // The service's inline summary row, so audits of these sessions compare one.
-    store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+    // The service's store with its inline read models, so audits of these sessions compare a summary row.
+    store = await createSessionEventStore(pool);
   });
   afterAll(async () => {
     await pool?.end();

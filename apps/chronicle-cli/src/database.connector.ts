@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { PostgresEventStore } from '#event-store';
+import type { PostgresEventStore } from '#event-store';
 import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
-import { sessionSummaryProjection, SessionViews, SnapshotStore } from '#read-models';
+import { createSessionEventStore, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo } from './cli-io.js';
 
@@ -69,7 +69,8 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     discardCreated?.();
     throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
   }
-  const store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  // The service's store: an import or a decision the CLI appends reaches running replicas' live feeds too.
+  const store = await createSessionEventStore(pool);
   const snapshots = new SnapshotStore(pool);
   const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, cacheBytes: 16 * 1024 * 1024 });
   const writer = new SessionWriter(store, views);

@@ -6,6 +6,8 @@ export * from './session-index/session-index.projector.js';
 export { indexRowOf, type IndexPendingTurn, type StoredIndexRow } from './session-index/index-row.builder.js';
 export { summaryRowOf } from './session-summary/summary-row.builder.js';
 export { type SessionAppendContext, sessionSummaryProjection } from './session-summary/session-summary.projection.js';
+export { liveNotifyProjection, NOTIFY_CHANNEL } from './live/live-notify.projection.js';
+export { createSessionEventStore, type SessionEventStoreOptions } from './session-event-store.js';
 export { verifyChain, type ChainLink, type ChainVerdict, type StreamHeadLink } from './audit/chain-verification.js';
 export { deepDiff, DEFAULT_DIFFERENCE_LIMIT, type Difference } from './audit/deep-diff.js';
 export { compareReadModels, type ReadModelComparison, type StoredReadModels } from './audit/read-model-comparison.js';
@@ -32,6 +34,7 @@ export {
   type RebuildResult,
 } from './rebuild/projection-rebuild.js';
 export type { RebuildPhase, RebuildProgress } from './rebuild/rebuild-progress.js';
+export { findRecoveryCandidates, findContinuedSessions } from './session-index/recovery-candidates.query.js';
 export { InvalidCursorError, listSessions, SESSION_STATUSES, type SessionListQuery } from './session-index/session-list.query.js';
 export { ByteBoundedCache } from './answers/byte-bounded.cache.js';
 export { chooseCoding, type ContentCoding, type EncodedAnswer, EncodedAnswers } from './answers/encoded-answers.js';

@@ -11,7 +11,6 @@ export {
   type RecoveryOutcome,
   type SkipReason,
 } from './recovery-policy.js';
-export { findCandidates, findContinuedSessions } from './recovery-candidates.js';
 export {
   RecoverySupervisor,
   SweepTimeError,

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import { type DomainError, evolve, type SessionEvent, toSessionStreamId } from '#domain';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { SessionIndexProjector, sessionSummaryProjection, SessionViews, SnapshotStore } from '#read-models';
+import type { EventStore } from '#event-store';
+import { createSessionEventStore, findRecoveryCandidates, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { LivenessRegistry } from './liveness-registry.js';
-import { findCandidates } from './recovery-candidates.js';
 import type { RecoveryDecision } from './recovery-policy.js';
 import { RecoverySupervisor, SweepTimeError } from './recovery-supervisor.js';
 
@@ -20,7 +19,7 @@ let clock = T0;
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 8 });
-  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  store = await createSessionEventStore(pool);
   registry = new LivenessRegistry(pool);
 });
 afterAll(async () => {
@@ -191,12 +190,12 @@ describe('a sweep racing the async index projector (defect D5)', () => {
   it('still finds a pending session whose index row and checkpoint commit between the reads', async () => {
     await given('d5-1', submitted('d5-run'));
     const hooked = poolWithHookAfterFirstQuery(async () => expect(await projector().catchUp()).toBeGreaterThan(0));
-    expect(await findCandidates(hooked.pool)).toEqual(['d5-1']);
+    expect(await findRecoveryCandidates(hooked.pool)).toEqual(['d5-1']);
     expect(hooked.fired()).toBe(true);
     // The projector did commit: the session is now found through the index alone, with an empty tail.
     const indexed = await pool.query(`SELECT status FROM session_index WHERE session_id = 'd5-1'`);
     expect(indexed.rows).toEqual([{ status: 'pending' }]);
-    expect(await findCandidates(pool)).toEqual(['d5-1']);
+    expect(await findRecoveryCandidates(pool)).toEqual(['d5-1']);
   });
 
   it('decides the turn in that single sweep', async () => {

@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import { decide, DomainError, evolve, type SessionCommand, type SessionState } from '#domain';
 import { ConcurrencyError } from '#event-store';
-import type { SessionViews } from '#read-models';
+import { findRecoveryCandidates, findContinuedSessions, type SessionViews } from '#read-models';
 import type { SessionWriter } from '#session-commands';
 import { type LivenessRegistry } from './liveness-registry.js';
-import { findCandidates, findContinuedSessions } from './recovery-candidates.js';
 import { decideRecovery, type RecoveryDecision } from './recovery-policy.js';
 
 /** The write path the decisions go through (#session-commands): appends at `expectedVersion` or throws ConcurrencyError. */
@@ -127,7 +126,7 @@ export class RecoverySupervisor {
 
   private async run(now: number): Promise<SweepResult> {
     const tally = { examined: 0, interrupted: 0, recoveredFromAgentStore: 0, gaveUp: 0, failed: 0 };
-    const candidates = await findCandidates(this.pool);
+    const candidates = await findRecoveryCandidates(this.pool);
     const continued = await findContinuedSessions(this.pool, candidates);
     for (const sessionId of candidates) {
       try {

@@ -1,9 +1,8 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { instrumentEventStore, PostgresEventStore } from '#event-store';
+import { instrumentEventStore } from '#event-store';
 import { DatabaseReachability, Metrics } from '#platform';
-import { sessionSummaryProjection } from '#read-models';
-import { liveNotifyProjection } from '../live/live-notify.projection.js';
+import { createSessionEventStore } from '#read-models';
 
 export const PG_POOL = Symbol('PG_POOL');
 export const EVENT_STORE = Symbol('EVENT_STORE');
@@ -42,11 +41,9 @@ export class DatabaseModule implements OnApplicationShutdown {
         },
         {
           provide: EVENT_STORE,
-          useFactory: (pool: pg.Pool, metrics: Metrics) =>
-            // Inline read models, in the append's transaction: the session summary row and the live NOTIFY.
+          useFactory: async (pool: pg.Pool, metrics: Metrics) =>
             instrumentEventStore(
-              new PostgresEventStore(pool, {
-                inline: [sessionSummaryProjection, liveNotifyProjection],
+              await createSessionEventStore(pool, {
                 onBatch: (size) => metrics.appendBatchSize.observe(size),
                 ...(options.appendInFlight ? { groupCommit: { maxInFlight: options.appendInFlight } } : {}),
               }),

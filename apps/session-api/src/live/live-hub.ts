@@ -10,9 +10,8 @@ import {
 import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { DatabaseReachability } from '#platform';
-import { LruCache } from '#read-models';
+import { LruCache, NOTIFY_CHANNEL } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
-import { NOTIFY_CHANNEL } from './live.constants.js';
 
 /** Reconnect backoff of the LISTEN connection: doubles from the first delay up to the cap. */
 const RECONNECT_FIRST_MS = 100;

@@ -1,11 +1,15 @@
 import type pg from 'pg';
-import { type SessionEvent, toSessionStreamId } from '#domain';
+import { evolveAll, type SessionEvent, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
-import { SessionWriter } from '#session-commands';
+import type { SessionAppendContext } from '../session-summary/session-summary.projection.js';
 import { SessionViews } from '../session-views.js';
 import { SnapshotStore } from '../snapshot-store.js';
 
-/** Given-helpers for the audit and rebuild integration tests: sessions written through the real writer. */
+/**
+ * Given-helpers for the audit and rebuild integration tests. Sessions are appended as the service appends them
+ * (the fold state handed to the inline projections, the views told the new state), from events given here:
+ * read-models sits below the command side, so these tests state the events instead of deciding them.
+ */
 export const T0 = 1_800_000_000;
 export const SNAPSHOT_EVERY = 3;
 
@@ -27,13 +31,34 @@ export const exchange = (n: number): SessionEvent => ({
   },
 });
 
+/** Appends given events to sessions, one append per `write`, at the version it loaded. */
+export class GivenEventsWriter {
+  constructor(
+    private readonly store: EventStore,
+    private readonly views: SessionViews,
+  ) {}
+
+  async write(sessionId: string, given: () => { readonly events: readonly SessionEvent[] }, _options?: { creates?: boolean }): Promise<number> {
+    const loaded = await this.views.loadLatest(sessionId);
+    const { events } = given();
+    const state = evolveAll(loaded.state, events);
+    const result = await this.store.append(
+      toSessionStreamId(sessionId),
+      events.map((event) => ({ type: event.type, data: event.data })),
+      { expectedVersion: loaded.version, context: { state } satisfies SessionAppendContext },
+    );
+    this.views.remember(sessionId, result.version, state);
+    return result.version;
+  }
+}
+
 /** A session of `1 + exchanges` events, one append each, as the HTTP routes would write it. */
-export async function writeSession(writer: SessionWriter, sessionId: string, exchanges: number): Promise<void> {
+export async function writeSession(writer: GivenEventsWriter, sessionId: string, exchanges: number): Promise<void> {
   await writer.write(sessionId, () => ({ events: [startedEvent(sessionId, `Session ${sessionId}`)] }), { creates: true });
   for (let n = 1; n <= exchanges; n += 1) await writer.write(sessionId, () => ({ events: [exchange(n)] }));
 }
 
-export const newWriter = (store: EventStore, views: SessionViews) => new SessionWriter(store, views);
+export const newWriter = (store: EventStore, views: SessionViews) => new GivenEventsWriter(store, views);
 
 /** Snapshots are taken after the append answered: wait until the one at `version` is stored. */
 export async function snapshotStored(pool: pg.Pool, sessionId: string, version: number): Promise<void> {

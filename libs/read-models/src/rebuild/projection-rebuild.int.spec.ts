@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { sessionSummaryProjection } from '../session-summary/session-summary.projection.js';
+import type { EventStore } from '#event-store';
+import { createSessionEventStore } from '../session-event-store.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
 import { auditAll } from '../audit/store/audit-all.js';
 import { exchange, newViews, newWriter, snapshotStored, writeSession } from '../audit/audit.fixtures.js';
@@ -20,7 +20,7 @@ const writer = () => newWriter(store, views);
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 10 });
-  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  store = await createSessionEventStore(pool);
   views = newViews(store, pool);
   projector = new SessionIndexProjector(pool, store, views);
   for (let i = 1; i <= 12; i += 1) await writeSession(writer(), `rb-${String(i).padStart(2, '0')}`, i % 4);

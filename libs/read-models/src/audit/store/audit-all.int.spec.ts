@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
-import { type EventStore, PostgresEventStore } from '#event-store';
-import { sessionSummaryProjection } from '../../session-summary/session-summary.projection.js';
+import type { EventStore } from '#event-store';
+import { createSessionEventStore } from '../../session-event-store.js';
 import { createTestDatabase, type TestDatabase } from '../../../../../test/support/database.js';
 import { SessionIndexProjector } from '../../session-index/session-index.projector.js';
 import { type AuditProgress, auditAll } from './audit-all.js';
@@ -15,7 +15,7 @@ const SESSIONS = ['all-1', 'all-2', 'all-3', 'all-4', 'all-5', 'all-6', 'all-7']
 beforeAll(async () => {
   database = await createTestDatabase();
   pool = new pg.Pool({ connectionString: database.url, max: 6 });
-  store = new PostgresEventStore(pool, { inline: [sessionSummaryProjection] });
+  store = await createSessionEventStore(pool);
   const views = newViews(store, pool);
   const writer = newWriter(store, views);
   for (const sessionId of SESSIONS) await writeSession(writer, sessionId, 3);

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { InlineProjection } from '#event-store';
-import { NOTIFY_CHANNEL } from './live.constants.js';
+
+/** LISTEN/NOTIFY channel of appended sessions (`<streamId> <version>`), for the live feeds of every replica. */
+export const NOTIFY_CHANNEL = 'chronicle_session_appended';
 
 /**
  * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside the

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { fromSessionStreamId } from '#domain';
-import { SESSION_INDEX } from '#read-models';
+import { SESSION_INDEX } from './session-index.projector.js';
 
 /** Events the async index has not projected yet: after its checkpoint in (transaction id, position) order. */
 const TAIL = `
@@ -21,7 +21,7 @@ const TAIL = `
  * could see neither — the index before that commit and the tail after it — and miss the session for a
  * sweep (defect D5 in test/reference-scenarios.md).
  */
-export async function findCandidates(pool: pg.Pool): Promise<string[]> {
+export async function findRecoveryCandidates(pool: pg.Pool): Promise<string[]> {
   const result = await pool.query(
     `SELECT 'session' AS kind, session_id AS id FROM ${SESSION_INDEX}
       WHERE status IN ('pending', 'recovering') AND NOT archived

@@ -1,0 +1,25 @@
+import type pg from 'pg';
+import { PostgresEventStore, type PostgresEventStoreOptions } from '#event-store';
+import { liveNotifyProjection } from './live/live-notify.projection.js';
+import { sessionSummaryProjection } from './session-summary/session-summary.projection.js';
+
+export interface SessionEventStoreOptions extends Omit<PostgresEventStoreOptions, 'inline'> {
+  /**
+   * Whether each append tells the live feeds of every replica (`liveNotifyProjection`); default true. Off only
+   * where nothing can listen (a benchmark of the bare write path).
+   */
+  readonly live?: boolean;
+}
+
+/**
+ * The event store as Chronicle runs it, for every caller (the service, the CLI, the tests, the benches): the
+ * PostgreSQL store with the inline read models each append writes in its own statement, the session summary
+ * row and the live NOTIFY. The one place that lists them, so no caller's store lacks one.
+ */
+export async function createSessionEventStore(pool: pg.Pool, options: SessionEventStoreOptions = {}): Promise<PostgresEventStore> {
+  const { live = true, ...rest } = options;
+  return new PostgresEventStore(pool, {
+    ...rest,
+    inline: live ? [sessionSummaryProjection, liveNotifyProjection] : [sessionSummaryProjection],
+  });
+}

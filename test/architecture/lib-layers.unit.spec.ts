@@ -1,0 +1,44 @@
+import { readdirSync } from 'node:fs';
+import { ESLint } from 'eslint';
+import { LIB_IMPORTS } from '../../eslint.config.js';
+
+const layers = LIB_IMPORTS as Record<string, readonly string[]>;
+
+async function lintAs(filePath: string, line: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: process.cwd() });
+  const [result] = await eslint.lintText(`${line}\nexport const probe = x;\n`, { filePath });
+  return result.messages.map((m) => m.message);
+}
+
+describe('which lib may import which (eslint.config.js LIB_IMPORTS)', () => {
+  it('names every lib of libs/ (a new lib gets its layer before its first import)', () => {
+    const libs = readdirSync('libs', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect([...Object.keys(layers), 'domain'].sort()).toEqual(libs.sort());
+  });
+
+  it('is a layering: no lib may import a lib that may import it', () => {
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      (layers[from] ?? []).some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))));
+    for (const lib of Object.keys(layers)) expect(reaches(lib, lib)).toBe(false);
+  });
+
+  const forbidden = Object.entries(layers).flatMap(([lib, allowed]) =>
+    [...Object.keys(layers), 'domain'].filter((other) => !allowed.includes(other)).map((other) => [lib, other] as const),
+  );
+  it.each(forbidden)('rejects libs/%s importing #%s, in code and in test fixtures', async (lib, other) => {
+    for (const file of [`libs/${lib}/src/probe.ts`, `libs/${lib}/src/probe.int.spec.ts`]) {
+      const messages = await lintAs(file, `import { x } from '#${other}';`);
+      expect(messages.join('\n')).toContain(`libs/${lib} may import only`);
+    }
+  });
+
+  const allowed = Object.entries(layers).flatMap(([lib, libs]) => libs.map((other) => [lib, other] as const));
+  it.each(allowed)('accepts libs/%s importing #%s', async (lib, other) => {
+    expect(await lintAs(`libs/${lib}/src/probe.ts`, `import { x } from '#${other}';`)).toEqual([]);
+  });
+
+  it('holds inside the audit worker files too, whose own rule replaces the lib rule', async () => {
+    const messages = await lintAs('libs/read-models/src/audit/store/probe.ts', "import { x } from '#session-commands';");
+    expect(messages.join('\n')).toContain('libs/read-models may import only');
+  });
+});
