@@ -42,6 +42,21 @@ const common = {
 };
 
 const slowTier = '<rootDir>/test/support/slow-tier.setup.mjs';
+const citusTier = '<rootDir>/test/support/citus-tier.setup.mjs';
+
+/**
+ * Existing suites the Citus tier runs again, on a coordinator and two workers (issue 28), besides its own
+ * `*.citus.spec.ts`: their databases come from the Citus cluster there (test/support/database.ts). Add a file
+ * here to run it on Citus too.
+ */
+export const CITUS_SUITES = [
+  // the event store contract on PostgreSQL (libs/event-store/src/testing/event-store.contract.ts)
+  'libs/event-store/src/postgres-event-store.int.spec.ts',
+  'test/e2e/ingestion.e2e.spec.ts',
+  'test/e2e/queries.e2e.spec.ts',
+  'test/e2e/recovery.e2e.spec.ts',
+  'test/e2e/audit.e2e.spec.ts',
+];
 
 export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
@@ -52,5 +67,12 @@ export default {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e.spec.ts'], setupFilesAfterEnv: [slowTier] },
     // The admin dashboard in Debian's Chromium against the real app (test/browser).
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/**/*.browser.spec.ts'], setupFilesAfterEnv: [slowTier] },
+    // A throwaway Citus coordinator + 2 workers (test/support/test-citus.mjs); skipped where Citus is not installed.
+    {
+      ...common,
+      displayName: 'citus',
+      testMatch: ['<rootDir>/**/*.citus.spec.ts', ...CITUS_SUITES.map((file) => `<rootDir>/${file}`)],
+      setupFilesAfterEnv: [slowTier, citusTier],
+    },
   ],
 };
