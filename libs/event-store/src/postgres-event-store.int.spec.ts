@@ -10,4 +10,6 @@ afterAll(async () => {
   await database.drop();
 });
 
-eventStoreContract('test PostgreSQL 15 server', async (inline) => postgresHarness(database.url, inline));
+// Also run by the citus jest project (jest.config.js CITUS_SUITES), its database on a coordinator and two workers.
+const server = process.env.CHRONICLE_TEST_ENGINE === 'citus' ? 'Citus coordinator and two workers' : 'test PostgreSQL 15 server';
+eventStoreContract(server, async (inline) => postgresHarness(database.url, inline));
