@@ -5,6 +5,7 @@ import { SessionIndexSummary1764500003000 } from './1764500003000-session-index-
 import { AppendFunction1764500004000 } from './1764500004000-append-function.js';
 import { SnapshotStateJson1764500005000 } from './1764500005000-snapshot-state-json.js';
 import { EventDataJson1764500006000 } from './1764500006000-event-data-json.js';
+import { ScaleOut1764500007000 } from './1764500007000-scale-out.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   AppendFunction1764500004000,
   SnapshotStateJson1764500005000,
   EventDataJson1764500006000,
+  ScaleOut1764500007000,
 ];

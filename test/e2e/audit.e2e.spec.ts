@@ -1,5 +1,6 @@
 import pg from 'pg';
 import request from 'supertest';
+import { queryAcrossSessions } from '#event-store';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
 
@@ -17,8 +18,8 @@ beforeAll(async () => {
       ]);
     }
   }
-  await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM session_index WHERE version = 4`)).rows[0].n === 3);
-  await eventually(async () => (await pool.query(`SELECT count(*)::int AS n FROM session_snapshots`)).rows[0].n >= 3);
+  await eventually(async () => (await queryAcrossSessions(pool, { text: `SELECT count(*)::int AS n FROM session_index WHERE version = 4` })).rows[0].n === 3);
+  await eventually(async () => (await queryAcrossSessions(pool, { text: `SELECT count(*)::int AS n FROM session_snapshots` })).rows[0].n >= 3);
 });
 afterAll(async () => {
   await pool.end();
@@ -100,7 +101,7 @@ describe('POST /v1/audit', () => {
 
 describe('POST /v1/projections/{name}/rebuild', () => {
   it('rebuilds the session index from the log while the list keeps answering', async () => {
-    await pool.query(`UPDATE session_index SET title = 'tampered' WHERE session_id = 'au-2'`);
+    await pool.query(`UPDATE session_index SET title = 'tampered' WHERE stream_id = 'session-au-2'`);
     const res = await admin('/v1/projections/session_index/rebuild');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'session_index', rows: 3, eventsReplayed: 12 });

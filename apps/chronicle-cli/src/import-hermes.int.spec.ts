@@ -102,7 +102,7 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
   it('recovers the crashed turn from its journal once the supervisor decides it: recovered rows, the tool card, the marker', async () => {
     const store = new PostgresEventStore(pool);
     const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
-    const supervisor = new RecoverySupervisor(pool, new LivenessRegistry(pool), views, new SessionWriter(store, views));
+    const supervisor = new RecoverySupervisor(pool, store, new LivenessRegistry(pool), views, new SessionWriter(store, views));
     expect(await supervisor.sweep()).toMatchObject({ interrupted: 1 });
     const crash = await transcript('hx-crash');
     expect(texts(crash.messages)).toEqual([

@@ -16,17 +16,29 @@ export interface StoredEvent {
   /** sha256(previous hash + canonical JSON of { version, type, data }), hex. */
   readonly hash: string;
   readonly recordedAt: string;
-  /** xid8 of the writing transaction, as a decimal string. */
+  /** The node whose transaction ids `transactionId` counts in (see `LogCursor`), as a decimal string. */
+  readonly origin: string;
+  /** xid8 of the writing transaction on its origin, as a decimal string. */
   readonly transactionId: string;
 }
 
-/** A position in the global order: (transaction id, global position), compared as a pair. */
-export interface Checkpoint {
+/** A position in one origin's commit-safe order: (transaction id, global position), compared as a pair. */
+export interface LogPosition {
   readonly transactionId: string;
   readonly globalPosition: string;
 }
 
-export const START: Checkpoint = { transactionId: '0', globalPosition: '0' };
+/**
+ * Where a reader of the log stands: a position per origin. An event's origin is the node whose transaction ids
+ * order it: "0" on one server, a Citus worker's system identifier on a cluster (each worker counts its own
+ * transactions, so there is no single order across them and nothing here assumes one). Each origin is read in
+ * its own (transaction id, global position) order behind its own fence, so an event committed late on one node
+ * is never skipped because another node's events were read past it.
+ */
+export type LogCursor = Readonly<Record<string, LogPosition>>;
+
+/** Before every event. */
+export const START: LogCursor = Object.freeze({});
 
 export type ExpectedVersion = number | 'any';
 
@@ -67,6 +79,18 @@ export interface FusedStatement {
   values(attempted: readonly AttemptedAppend[]): readonly unknown[];
 }
 
+/**
+ * A fused projection's form on a Citus cluster, where the append runs as a function on the worker that holds
+ * the stream (migration 1764500007000, `chronicle_append_routed`): one statement per written append, `$1` the
+ * stream id, `$2` the version it reached, `$3` its `value` (JSON; null skips it). `table` names the distributed
+ * table it writes (`%s` in `text` becomes that table's local shard), or null for one that writes none.
+ */
+export interface RoutedStatement {
+  readonly table: string | null;
+  readonly text: string;
+  value(append: AttemptedAppend): unknown;
+}
+
 /** An append as a batch sends it, before its outcome is known. */
 export interface AttemptedAppend {
   readonly streamId: string;
@@ -90,10 +114,12 @@ export type InlineProjection<Tx = unknown> =
       readonly name: string;
       project(tx: Tx, appended: readonly AppendedStream[]): Promise<void>;
       readonly fused?: FusedStatement;
+      readonly routed?: RoutedStatement;
     }
   | {
       readonly name: string;
       readonly fused: FusedStatement;
+      readonly routed?: RoutedStatement;
       readonly project?: undefined;
     };
 
@@ -105,23 +131,34 @@ export interface AppendResult {
   readonly lastHash: string;
 }
 
+/** A page of the log: every origin's next events, each origin's in its own order, the origins' taken in turn. */
 export interface ReadAllResult {
   readonly events: readonly StoredEvent[];
-  /** Checkpoint after the last returned event (unchanged when none). */
-  readonly checkpoint: Checkpoint;
+  /** The cursor after the returned events (unchanged when none). */
+  readonly checkpoint: LogCursor;
+  /** Some origin's page was full: more may be visible already. */
+  readonly more: boolean;
 }
 
 /** Where an event sits, without its data: what a projector needs to know which streams a page touched. */
 export interface EventPosition {
   readonly streamId: string;
   readonly version: number;
+  readonly origin: string;
   readonly globalPosition: string;
   readonly transactionId: string;
 }
 
 export interface ReadPositionsResult {
   readonly positions: readonly EventPosition[];
-  readonly checkpoint: Checkpoint;
+  readonly checkpoint: LogCursor;
+  readonly more: boolean;
+}
+
+/** What `readAll` and `readPositions` take: `limit` events per origin at most. */
+export interface ReadLogOptions {
+  readonly after?: LogCursor;
+  readonly limit?: number;
 }
 
 /** An event as a fold reads it (`readStreamData`). */
@@ -145,9 +182,11 @@ export interface EventStore {
    * and build, about half the time per event on PostgreSQL. For the tail of a cold read and a snapshot's journals.
    */
   readStreamData(streamId: string, range?: { from?: number; to?: number }): Promise<StreamDataEvent[]>;
-  readAll(options?: { after?: Checkpoint; limit?: number }): Promise<ReadAllResult>;
-  /** `readAll`'s page (same fence, same order) without data or metadata. */
-  readPositions(options?: { after?: Checkpoint; limit?: number }): Promise<ReadPositionsResult>;
+  readAll(options?: ReadLogOptions): Promise<ReadAllResult>;
+  /** `readAll`'s page (same fences, same order) without data or metadata. */
+  readPositions(options?: ReadLogOptions): Promise<ReadPositionsResult>;
+  /** Events past `after` that are visible now, counted up to `cap` (a lag metric: the count walks only the lag). */
+  countPast(after: LogCursor, cap: number): Promise<number>;
   head(streamId: string): Promise<StreamHead | null>;
   /** Version at which a natural key was recorded, or null. */
   findIdempotencyKey(streamId: string, key: string): Promise<number | null>;
@@ -178,8 +217,8 @@ export class IdempotencyKeyTaken extends Error {
   }
 }
 
-/** Compares checkpoints as (transactionId, globalPosition) pairs of unbounded integers. */
-export function compareCheckpoints(a: Checkpoint, b: Checkpoint): number {
+/** Compares positions of one origin as (transactionId, globalPosition) pairs of unbounded integers. */
+export function comparePositions(a: LogPosition, b: LogPosition): number {
   const tx = BigInt(a.transactionId) - BigInt(b.transactionId);
   if (tx !== 0n) return tx < 0n ? -1 : 1;
   const gp = BigInt(a.globalPosition) - BigInt(b.globalPosition);

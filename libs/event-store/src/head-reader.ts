@@ -14,6 +14,19 @@ const READ_HEADS = {
   text: `SELECT stream_id, version::text, last_hash, archived FROM streams WHERE stream_id = ANY($1::text[])`,
 };
 
+/** One stream's head: on Citus, a statement on the one shard that holds it. */
+const READ_HEAD = {
+  name: 'chronicle_read_stream_head',
+  text: `SELECT stream_id, version::text, last_hash, archived FROM streams WHERE stream_id = $1`,
+};
+
+interface HeadRow {
+  stream_id: string;
+  version: string;
+  last_hash: string;
+  archived: boolean;
+}
+
 /**
  * Stream-head reads, coalesced the way appends are group-committed: a read that arrives while a statement is
  * in flight waits for the next one, which reads every stream asked for meanwhile (64 clients revalidating one
@@ -25,7 +38,11 @@ export class HeadReader {
   private waiting = new Map<string, Waiter[]>();
   private inFlight = false;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `perStream`: each head in a statement of its own, sent at once (Citus: each runs on its own shard, never across them). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: { readonly perStream?: boolean } = {},
+  ) {}
 
   read(streamId: string): Promise<StreamHead | null> {
     return new Promise((resolve, reject) => {
@@ -48,12 +65,15 @@ export class HeadReader {
       batch.set(id, waiters);
     }
     for (const id of batch.keys()) this.waiting.delete(id);
-    this.pool
-      .query({ ...READ_HEADS, values: [[...batch.keys()]] })
+    const ids = [...batch.keys()];
+    const read: Promise<HeadRow[]> = this.options.perStream
+      ? Promise.all(ids.map((id) => this.pool.query<HeadRow>({ ...READ_HEAD, values: [id] }))).then((results) => results.flatMap((r) => r.rows))
+      : this.pool.query<HeadRow>({ ...READ_HEADS, values: [ids] }).then((result) => result.rows);
+    read
       .then(
-        (result) => {
+        (rows) => {
           const heads = new Map<string, StreamHead>();
-          for (const row of result.rows) {
+          for (const row of rows) {
             heads.set(row.stream_id, { version: Number(row.version), lastHash: row.last_hash, archived: row.archived });
           }
           for (const [id, waiters] of batch) for (const waiter of waiters) waiter.resolve(heads.get(id) ?? null);

@@ -4,14 +4,15 @@ import { assertStorable } from './storable-text.js';
 import {
   type AppendOptions,
   type AppendResult,
-  type Checkpoint,
   type InlineProjection,
-  compareCheckpoints,
+  comparePositions,
   ConcurrencyError,
   type EventStore,
   IdempotencyKeyTaken,
+  type LogCursor,
   type NewEvent,
   type ReadAllResult,
+  type ReadLogOptions,
   type ReadPositionsResult,
   START,
   type StoredEvent,
@@ -25,6 +26,9 @@ interface Stream {
   events: StoredEvent[];
   keys: Map<string, number>;
 }
+
+/** One process is one node: every event's origin. */
+const ORIGIN = '0';
 
 /** The in-memory twin's transaction handle, as its inline projections receive it. */
 export interface InMemoryTransaction {
@@ -83,6 +87,7 @@ export class InMemoryEventStore implements EventStore {
         metadata: structuredClone(event.metadata ?? {}),
         hash,
         recordedAt: new Date().toISOString(),
+        origin: ORIGIN,
         transactionId: String(transactionId),
       };
     });
@@ -118,26 +123,35 @@ export class InMemoryEventStore implements EventStore {
     return (await this.readStream(streamId, range)).map(({ version, type, data }) => ({ version, type, data }));
   }
 
-  async readAll(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadAllResult> {
+  async readAll(options: ReadLogOptions = {}): Promise<ReadAllResult> {
     const after = options.after ?? START;
+    const limit = options.limit ?? 1000;
     const fence = this.open.size > 0 ? [...this.open].reduce((a, b) => (a < b ? a : b)) : this.nextTransactionId;
+    const from = after[ORIGIN];
     const events = this.committed
-      .filter((e) => BigInt(e.transactionId) < fence && compareCheckpoints(e, after) > 0)
-      .sort(compareCheckpoints)
-      .slice(0, options.limit ?? 1000);
+      .filter((e) => BigInt(e.transactionId) < fence && (from === undefined || comparePositions(e, from) > 0))
+      .sort(comparePositions)
+      .slice(0, limit);
     const last = events.at(-1);
     return {
       events,
-      checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
+      checkpoint: last ? { ...after, [ORIGIN]: { transactionId: last.transactionId, globalPosition: last.globalPosition } } : after,
+      more: events.length === limit,
     };
   }
 
-  async readPositions(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadPositionsResult> {
-    const { events, checkpoint } = await this.readAll(options);
+  async readPositions(options: ReadLogOptions = {}): Promise<ReadPositionsResult> {
+    const { events, checkpoint, more } = await this.readAll(options);
     return {
-      positions: events.map(({ streamId, version, globalPosition, transactionId }) => ({ streamId, version, globalPosition, transactionId })),
+      positions: events.map(({ streamId, version, origin, globalPosition, transactionId }) => ({ streamId, version, origin, globalPosition, transactionId })),
       checkpoint,
+      more,
     };
+  }
+
+  async countPast(after: LogCursor, cap: number): Promise<number> {
+    const from = after[ORIGIN];
+    return Math.min(cap, this.committed.filter((e) => from === undefined || comparePositions(e, from) > 0).length);
   }
 
   async head(streamId: string): Promise<StreamHead | null> {

@@ -10,3 +10,5 @@ export { UnstorableTextError } from './storable-text.js';
 export { InMemoryEventStore, type InMemoryTransaction } from './in-memory-event-store.js';
 export { instrumentEventStore, type AppendObserver } from './instrumented-event-store.js';
 export { InlineProjectionError } from './inline-projection.error.js';
+export { advanceCursor, cursorPassed, mergeCursors, parseCursor } from './log-cursor.js';
+export { acrossSessions, allowFanOut, type DatabaseEngine, detectEngine, engineOf, queryAcrossSessions } from './database-engine.js';

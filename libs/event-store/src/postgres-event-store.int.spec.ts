@@ -12,4 +12,6 @@ afterAll(async () => {
 
 // Also run by the citus jest project (jest.config.js CITUS_SUITES), its database on a coordinator and two workers.
 const server = process.env.CHRONICLE_TEST_ENGINE === 'citus' ? 'Citus coordinator and two workers' : 'test PostgreSQL 15 server';
-eventStoreContract(server, async (inline) => postgresHarness(database.url, inline));
+eventStoreContract(server, async (inline) => postgresHarness(database.url, inline, { engine: database.engine }), {
+  hookProjections: process.env.CHRONICLE_TEST_ENGINE !== 'citus',
+});

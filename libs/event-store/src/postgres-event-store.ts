@@ -5,11 +5,13 @@ import {
   type AppendResult,
   type AppendedStream,
   type InlineProjection,
-  type Checkpoint,
   type EventStore,
+  type LogCursor,
   type NewEvent,
   type ReadAllResult,
+  type ReadLogOptions,
   type ReadPositionsResult,
+  type RoutedStatement,
   START,
   type StoredEvent,
   type StreamDataEvent,
@@ -24,21 +26,20 @@ import { assertStorable } from './storable-text.js';
 import { type BatchOutcome, DEFAULT_GROUP_COMMIT, type GroupCommitLimits, GroupCommitQueue } from './group-commit.queue.js';
 import { appendAtKnownHeadsValues, appendBatchValues, atKnownHeads, composeAppend } from './append-statements.js';
 import { KnownHeads } from './known-heads.js';
+import type { DatabaseEngine } from './database-engine.js';
+import { LOG_POSITION_COLUMNS, LogReader, type LogRow } from './log-reader.js';
+import { NodeRouter, NOT_ON_THIS_NODE } from './node-router.js';
 
 // Qualified names matter: ORDER BY would otherwise bind to these text casts and sort "10" before "2".
 const EVENT_COLUMNS = `e.stream_id, e.version::text AS version, e.global_position::text AS global_position, e.type,
-  e.data, e.metadata, e.hash, e.recorded_at, e.transaction_id::text AS transaction_id`;
+  e.data, e.metadata, e.hash, e.recorded_at, e.origin::text AS origin, e.transaction_id::text AS transaction_id`;
 
-interface EventRow {
-  stream_id: string;
-  version: string;
-  global_position: string;
+interface EventRow extends LogRow {
   type: string;
   data: unknown;
   metadata: Record<string, unknown>;
   hash: string;
   recorded_at: Date;
-  transaction_id: string;
 }
 
 function toStoredEvent(row: EventRow): StoredEvent {
@@ -51,12 +52,21 @@ function toStoredEvent(row: EventRow): StoredEvent {
     metadata: row.metadata,
     hash: row.hash,
     recordedAt: row.recorded_at.toISOString(),
+    origin: row.origin,
     transactionId: row.transaction_id,
   };
 }
 
 type FusedProjection = InlineProjection<pg.ClientBase> & { readonly fused: FusedStatement };
 type HookProjection = InlineProjection<pg.ClientBase> & { readonly project: (tx: pg.ClientBase, appended: readonly AppendedStream[]) => Promise<void> };
+type RoutedProjection = InlineProjection<pg.ClientBase> & { readonly routed: RoutedStatement };
+
+/** The routed append's call (migration 1764500007000): the batch of one node, its inline read models' statements. */
+const ROUTED_APPEND = {
+  name: 'chronicle_append_routed_call',
+  text: `SELECT r.item, r.outcome, r.version::text AS version, r.last_hash, r.positions::text[] AS positions
+           FROM chronicle_append_routed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::json) r`,
+};
 
 /** A named statement: prepared once per connection under a name that changes with its text. */
 function namedStatement(prefix: string, text: string): { name: string; text: string } {
@@ -72,7 +82,13 @@ export interface PostgresEventStoreOptions {
   /** Stream heads remembered for appends at a known head (entries; 0 turns it off: every append hashes in SQL). */
   readonly knownHeads?: number;
   /** Told which append statement each transaction sent: the function (hashes in SQL) or the one at known heads. */
-  readonly onAppendStatement?: (statement: 'function' | 'known-heads', items: number) => void;
+  readonly onAppendStatement?: (statement: 'function' | 'known-heads' | 'routed', items: number) => void;
+  /**
+   * `citus`: the tables are distributed (migration 1764500007000). Each group commit is split by the node that
+   * holds each stream and sent as one routed call per node, run there; every inline projection needs its
+   * `routed` form, and none may be a hook.
+   */
+  readonly engine?: DatabaseEngine;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -88,6 +104,11 @@ export class PostgresEventStore implements EventStore {
   /** Heads this process committed: an append that expects one of them is hashed here and only checked there. */
   private readonly known: KnownHeads | null;
   private readonly onAppendStatement?: PostgresEventStoreOptions['onAppendStatement'];
+  private readonly log: LogReader;
+  /** On Citus: each stream's node, and the inline projections' routed statements. */
+  private readonly router: NodeRouter | null;
+  private readonly routed: readonly RoutedProjection[];
+  readonly engine: DatabaseEngine;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -98,8 +119,18 @@ export class PostgresEventStore implements EventStore {
     pool.on('connect', (client) => client.on('error', () => undefined));
     pool.on('error', () => undefined);
     const inline = options.inline ?? [];
-    this.heads = new HeadReader(pool);
-    this.known = options.knownHeads === 0 ? null : new KnownHeads(options.knownHeads);
+    this.engine = options.engine ?? 'postgres';
+    const citus = this.engine === 'citus';
+    this.heads = new HeadReader(pool, { perStream: citus });
+    this.log = new LogReader(pool, this.engine);
+    this.router = citus ? new NodeRouter(pool) : null;
+    this.routed = inline.filter((projection): projection is RoutedProjection => projection.routed !== undefined);
+    if (citus) {
+      const unroutable = inline.find((projection) => projection.routed === undefined);
+      if (unroutable) throw new TypeError(`inline projection ${unroutable.name} has no routed form: it cannot run on a Citus cluster`);
+    }
+    // On Citus every append is the routed function's (it hashes in SQL, on the node): no head is remembered.
+    this.known = options.knownHeads === 0 || citus ? null : new KnownHeads(options.knownHeads);
     this.onAppendStatement = options.onAppendStatement;
     this.fused = inline.filter((projection): projection is FusedProjection => projection.fused !== undefined);
     this.hooks = inline.filter((projection): projection is HookProjection => projection.fused === undefined);
@@ -144,19 +175,60 @@ export class PostgresEventStore implements EventStore {
    * only its own append; a lost connection fails every item of the batch (none was acknowledged).
    */
   private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchOutcome<AppendResult>> {
+    if (this.router) return this.commitByNode(batch, this.router);
+    return this.commitGroup(batch, (items) => this.transact(items));
+  }
+
+  /**
+   * Citus: the batch split by the node that holds each stream, one routed call per node, all at once. A node's
+   * failure fails only its own appends (503 for its sessions while it is down); the others commit.
+   */
+  private async commitByNode(batch: readonly PendingAppend[], router: NodeRouter, attempt = 1): Promise<BatchOutcome<AppendResult>> {
+    const nodes = await router.route(batch.map((item) => item.streamId));
+    const groups = new Map<number, number[]>();
+    batch.forEach((item, index) => {
+      const node = nodes.get(item.streamId) as number;
+      const group = groups.get(node);
+      if (group) group.push(index);
+      else groups.set(node, [index]);
+    });
+    const outcomes: BatchOutcome<AppendResult> = new Array(batch.length);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const items = indexes.map((index) => batch[index]);
+        let groupOutcomes: BatchOutcome<AppendResult>;
+        try {
+          groupOutcomes = await this.commitGroup(items, (sorted) => this.transactRouted(sorted));
+        } catch (error) {
+          // A shard moved since the stream was routed: look the streams up again and send them where they are now.
+          if ((error as { code?: string }).code !== NOT_ON_THIS_NODE || attempt >= 3) throw error;
+          for (const item of items) router.forget(item.streamId);
+          groupOutcomes = await this.commitByNode(items, router, attempt + 1);
+        }
+        indexes.forEach((index, position) => (outcomes[index] = groupOutcomes[position]));
+      }),
+    );
+    return outcomes;
+  }
+
+  private async commitGroup(
+    batch: readonly PendingAppend[],
+    transact: (items: readonly PendingAppend[]) => Promise<ItemRow[]>,
+  ): Promise<BatchOutcome<AppendResult>> {
     const order = batch.map((_, index) => index).sort((a, b) => compareText(batch[a].streamId, batch[b].streamId) || a - b);
     const sorted = order.map((index) => batch[index]);
     let rows: ItemRow[];
     try {
-      rows = await this.transact(sorted);
+      rows = await transact(sorted);
     } catch (error) {
       for (const item of batch) this.known?.forget(item.streamId);
+      if ((error as { code?: string }).code === NOT_ON_THIS_NODE) throw error;
       if (batch.length === 1) throw translate(error, batch[0]);
       if (!isRetryableAlone(error)) throw error;
       const outcomes: BatchOutcome<AppendResult> = [];
       for (const item of batch) {
         try {
-          const [row] = await this.transact([item]);
+          const [row] = await transact([item]);
           this.learn(item, row);
           outcomes.push(toOutcome(item, row));
         } catch (itemError) {
@@ -250,6 +322,40 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
+  /**
+   * Citus: the batch of one node as one call of `chronicle_append_routed`, routed by its first stream to the
+   * node that holds every stream of it and run there in its own implicit transaction.
+   */
+  private async transactRouted(items: readonly PendingAppend[]): Promise<ItemRow[]> {
+    const values: unknown[] = [items[0].streamId, ...appendBatchValues(items)];
+    const perItem: unknown[][] = items.map(() => []);
+    for (const projection of this.routed) {
+      items.forEach((item, index) => {
+        try {
+          perItem[index].push(projection.routed.value(item) ?? null);
+        } catch (error) {
+          throw new InlineProjectionError(projection.name, error);
+        }
+      });
+    }
+    values.push(
+      this.routed.map((projection) => projection.routed.table),
+      this.routed.map((projection) => projection.routed.text),
+      JSON.stringify(perItem),
+    );
+    this.onAppendStatement?.('routed', items.length);
+    const client = await this.pool.connect();
+    try {
+      const { rows } = await client.query<ItemRow>({ ...ROUTED_APPEND, values });
+      client.release();
+      return rows;
+    } catch (error) {
+      const refused = isStatementError(error);
+      client.release(refused ? undefined : (error as Error));
+      throw refused ? error : new CommitOutcomeUnknown(error);
+    }
+  }
+
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {
     const result = await this.pool.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events e
@@ -272,52 +378,29 @@ export class PostgresEventStore implements EventStore {
     return result.rows;
   }
 
-  /**
-   * Gap-safe global read: only transactions older than every transaction still in flight
-   * (`pg_snapshot_xmin`) are visible, so an event committed late is never skipped.
-   */
-  async readAll(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadAllResult> {
-    const after = options.after ?? START;
-    const result = await this.pool.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events e
-        WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-        ORDER BY e.transaction_id, e.global_position
-        LIMIT $3`,
-      [after.transactionId, after.globalPosition, options.limit ?? 1000],
-    );
-    const events = result.rows.map(toStoredEvent);
-    const last = events.at(-1);
+  /** The gap-safe read of the log, per origin (`LogReader`): an event committed late is never skipped. */
+  async readAll(options: ReadLogOptions = {}): Promise<ReadAllResult> {
+    const page = await this.log.page<EventRow>(EVENT_COLUMNS, options.after ?? START, options.limit ?? 1000);
+    return { events: page.rows.map(toStoredEvent), checkpoint: page.checkpoint, more: page.more };
+  }
+
+  async readPositions(options: ReadLogOptions = {}): Promise<ReadPositionsResult> {
+    const page = await this.log.page<LogRow>(LOG_POSITION_COLUMNS, options.after ?? START, options.limit ?? 1000);
     return {
-      events,
-      checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
+      positions: page.rows.map((row) => ({
+        streamId: row.stream_id,
+        version: Number(row.version),
+        origin: row.origin,
+        globalPosition: row.global_position,
+        transactionId: row.transaction_id,
+      })),
+      checkpoint: page.checkpoint,
+      more: page.more,
     };
   }
 
-  async readPositions(options: { after?: Checkpoint; limit?: number } = {}): Promise<ReadPositionsResult> {
-    const after = options.after ?? START;
-    const result = await this.pool.query<{ stream_id: string; version: string; global_position: string; transaction_id: string }>({
-      name: 'chronicle_read_positions',
-      text: `SELECT e.stream_id, e.version::text AS version, e.global_position::text AS global_position,
-                    e.transaction_id::text AS transaction_id
-               FROM events e
-              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-              ORDER BY e.transaction_id, e.global_position
-              LIMIT $3`,
-      values: [after.transactionId, after.globalPosition, options.limit ?? 1000],
-    });
-    const positions = result.rows.map((row) => ({
-      streamId: row.stream_id,
-      version: Number(row.version),
-      globalPosition: row.global_position,
-      transactionId: row.transaction_id,
-    }));
-    const last = positions.at(-1);
-    return {
-      positions,
-      checkpoint: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after,
-    };
+  countPast(after: LogCursor, cap: number): Promise<number> {
+    return this.log.countPast(after, cap);
   }
 
   head(streamId: string): Promise<StreamHead | null> {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { PostgresEventStore, type PostgresEventStoreOptions } from '#event-store';
+import { engineOf, PostgresEventStore, type PostgresEventStoreOptions } from '#event-store';
 import { liveNotifyProjection } from './live/live-notify.projection.js';
 import { sessionSummaryProjection } from './session-summary/session-summary.projection.js';
 
@@ -14,12 +14,15 @@ export interface SessionEventStoreOptions extends Omit<PostgresEventStoreOptions
 /**
  * The event store as Chronicle runs it, for every caller (the service, the CLI, the tests, the benches): the
  * PostgreSQL store with the inline read models each append writes in its own statement, the session summary
- * row and the live NOTIFY. The one place that lists them, so no caller's store lacks one.
+ * row and the live NOTIFY. The one place that lists them, so no caller's store lacks one. The engine (one
+ * server or a Citus cluster) is read from the database.
  */
 export async function createSessionEventStore(pool: pg.Pool, options: SessionEventStoreOptions = {}): Promise<PostgresEventStore> {
   const { live = true, ...rest } = options;
   return new PostgresEventStore(pool, {
     ...rest,
+    // A Citus cluster with the tables distributed takes the routed append; one server, the fused one.
+    engine: rest.engine ?? (await engineOf(pool)),
     inline: live ? [sessionSummaryProjection, liveNotifyProjection] : [sessionSummaryProjection],
   });
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { allowFanOut, engineOf, queryAcrossSessions } from '#event-store';
 import { isRunAlive, type LeaseFact, type LeasePhase, type LivenessFacts } from './liveness-facts.js';
 
 export interface PutLease {
@@ -50,7 +51,7 @@ export class LivenessRegistry {
          phase_since = CASE WHEN COALESCE($4::text, l.phase) = l.phase THEN l.phase_since ELSE $5::float8 END,
          expires_at = EXCLUDED.expires_at,
          released_at = NULL,
-         updated_at = now()
+         updated_at = EXCLUDED.updated_at
        RETURNING run_id, session_id, host_id, phase, expires_at, phase_since, released_at`,
       [lease.runId, lease.sessionId, lease.hostId, lease.phase ?? null, lease.at, lease.ttlSeconds],
     );
@@ -89,9 +90,11 @@ export class LivenessRegistry {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      // Releasing the host's leases reads every shard of run_leases on Citus.
+      await allowFanOut(client, await engineOf(this.pool));
       const boot = await client.query(
         `INSERT INTO host_boots AS h (host_id, started_at) VALUES ($1, $2)
-         ON CONFLICT (host_id) DO UPDATE SET started_at = EXCLUDED.started_at, updated_at = now()
+         ON CONFLICT (host_id) DO UPDATE SET started_at = EXCLUDED.started_at, updated_at = EXCLUDED.updated_at
            WHERE h.started_at < EXCLUDED.started_at
          RETURNING started_at`,
         [hostId, startedAt],
@@ -117,21 +120,23 @@ export class LivenessRegistry {
 
   /** Everything the supervisor needs about one run: open stream, latest lease, and that lease's host boot. */
   async facts(runId: string): Promise<LivenessFacts> {
-    const result = await this.pool.query(
-      `SELECT s.opened_at, l.run_id, l.session_id, l.host_id, l.phase, l.expires_at, l.phase_since, l.released_at,
-              h.started_at AS host_started_at
-         FROM (SELECT $1::text AS run_id) r
-         LEFT JOIN live_streams s ON s.run_id = r.run_id
-         LEFT JOIN run_leases l ON l.run_id = r.run_id
-         LEFT JOIN host_boots h ON h.host_id = l.host_id`,
-      [runId],
-    );
-    const row = result.rows[0];
+    // Two statements on the run's own shard (its lease joined to the host boots, a table every node holds).
+    const [stream, lease] = await Promise.all([
+      this.pool.query(`SELECT opened_at FROM live_streams WHERE run_id = $1`, [runId]),
+      this.pool.query(
+        `SELECT l.run_id, l.session_id, l.host_id, l.phase, l.expires_at, l.phase_since, l.released_at,
+                h.started_at AS host_started_at
+           FROM run_leases l LEFT JOIN host_boots h ON h.host_id = l.host_id
+          WHERE l.run_id = $1`,
+        [runId],
+      ),
+    ]);
+    const row = lease.rows[0];
     return {
       runId,
-      stream: row.opened_at === null ? null : { openedAt: Number(row.opened_at) },
-      lease: row.run_id === null ? null : toLease(row),
-      hostStartedAt: num(row.host_started_at),
+      stream: stream.rows[0] ? { openedAt: Number(stream.rows[0].opened_at) } : null,
+      lease: row ? toLease(row) : null,
+      hostStartedAt: row ? num(row.host_started_at) : null,
     };
   }
 
@@ -142,10 +147,10 @@ export class LivenessRegistry {
 
   /** Drops lease rows no turn can still need: released or expired more than `keepSeconds` before `now`. */
   async purge(now: number, keepSeconds: number): Promise<number> {
-    const result = await this.pool.query(
-      `DELETE FROM run_leases WHERE COALESCE(released_at, expires_at) < $1::float8`,
-      [now - keepSeconds],
-    );
+    const result = await queryAcrossSessions(this.pool, {
+      text: `DELETE FROM run_leases WHERE COALESCE(released_at, expires_at) < $1::float8`,
+      values: [now - keepSeconds],
+    });
     return result.rowCount ?? 0;
   }
 }

@@ -1,7 +1,15 @@
 import pg from 'pg';
-import { type DomainError, evolve, type SessionEvent, toSessionStreamId } from '#domain';
+import { type DomainError, evolve, evolveAll, initialSessionState, type SessionEvent, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
-import { createSessionEventStore, findRecoveryCandidates, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
+import {
+  createSessionEventStore,
+  findRecoveryCandidates,
+  readCheckpoint,
+  SessionIndexProjector,
+  SessionViews,
+  SnapshotStore,
+  writeCheckpoint,
+} from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { LivenessRegistry } from './liveness-registry.js';
@@ -28,32 +36,35 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   clock = T0;
-  // Each test sees only its own sessions: earlier ones are marked projected and out of the index.
+  // Each test sees only its own sessions: earlier ones are marked projected, out of the index and not pending.
   await pool.query(`DELETE FROM session_index`);
-  await pool.query(
-    `INSERT INTO projection_checkpoints (name, transaction_id, global_position)
-     SELECT 'session_index', COALESCE(max(transaction_id), '0'::xid8), COALESCE(max(global_position), 0) FROM events
-     ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position`,
-  );
+  await pool.query(`UPDATE session_summaries SET pending = false`);
+  const { checkpoint } = await store.readPositions({ after: await readCheckpoint(pool, 'session_index'), limit: 1_000_000 });
+  await writeCheckpoint(pool, 'session_index', checkpoint);
 });
 
 /** One replica: its own view cache and writer over the shared database. */
 function replica(options: { store?: EventStore; decisions?: RecoveryDecision[]; pool?: pg.Pool } = {}) {
   const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
   const writer = new SessionWriter(options.store ?? store, views);
-  const supervisor = new RecoverySupervisor(options.pool ?? pool, registry, views, writer, {
+  const supervisor = new RecoverySupervisor(options.pool ?? pool, store, registry, views, writer, {
     clock: () => clock,
     onDecision: (decision) => options.decisions?.push(decision),
   });
   return { views, supervisor };
 }
 
+/** Appends events as the writer does: with the fold state, so the inline summary row is written too. */
+async function appendAsWriter(sessionId: string, events: readonly SessionEvent[]): Promise<void> {
+  const state = evolveAll(initialSessionState(), events);
+  await store.append(toSessionStreamId(sessionId), events.map((e) => ({ type: e.type, data: e.data, metadata: {} })), { context: { state } });
+}
+
 async function given(sessionId: string, ...events: SessionEvent[]): Promise<void> {
-  const all: SessionEvent[] = [
+  await appendAsWriter(sessionId, [
     { type: 'SessionStarted', data: { sessionId, title: null, parentSessionId: null, createdAt: T0 - 100 } },
     ...events,
-  ];
-  await store.append(toSessionStreamId(sessionId), all.map((e) => ({ type: e.type, data: e.data, metadata: {} })));
+  ]);
 }
 
 const submitted = (runId: string, submittedAt = T0): SessionEvent => ({
@@ -77,16 +88,18 @@ describe('a sweep', () => {
     expect(decisions.map((d) => d.type)).toEqual(['TurnInterrupted']);
   });
 
-  it('finds projected sessions through session_index status pending/recovering', async () => {
+  it('finds projected sessions through their summary row (a turn waits) and session_index status recovering', async () => {
     await given('indexed-1', submitted('indexed-run'));
     await given('quiet-1');
+    await given('recovering-1');
+    const { checkpoint } = await store.readPositions({ after: await readCheckpoint(pool, 'session_index'), limit: 1_000_000 });
+    await writeCheckpoint(pool, 'session_index', checkpoint);
     await pool.query(
-      `UPDATE projection_checkpoints SET transaction_id = (SELECT max(transaction_id) FROM events),
-         global_position = (SELECT max(global_position) FROM events) WHERE name = 'session_index'`,
+      `INSERT INTO session_index (stream_id, session_id, status, version)
+       VALUES ('session-quiet-1', 'quiet-1', 'active', 1), ('session-recovering-1', 'recovering-1', 'recovering', 1)`,
     );
-    await pool.query(`INSERT INTO session_index (session_id, status, version) VALUES ('indexed-1', 'pending', 2), ('quiet-1', 'active', 1)`);
     const result = await replica().supervisor.sweep(T0 + 40);
-    expect(result).toMatchObject({ examined: 1, interrupted: 1 });
+    expect(result).toMatchObject({ examined: 2, interrupted: 1 });
   });
 
   it('uses the clock when no later now is asked, and leaves turns inside the grace alone', async () => {
@@ -119,9 +132,7 @@ describe('a sweep', () => {
 
   it('skips a session that another session continues', async () => {
     await given('parent-1', submitted('parent-run'));
-    await store.append(toSessionStreamId('child-1'), [
-      { type: 'SessionStarted', data: { sessionId: 'child-1', title: null, parentSessionId: 'parent-1', createdAt: T0 }, metadata: {} },
-    ]);
+    await appendAsWriter('child-1', [{ type: 'SessionStarted', data: { sessionId: 'child-1', title: null, parentSessionId: 'parent-1', createdAt: T0 } }]);
     expect(await replica().supervisor.sweep(T0 + 3600)).toMatchObject({ examined: 2, interrupted: 0 });
   });
 
@@ -149,7 +160,7 @@ describe('a sweep', () => {
         writer.write(sessionId, (loaded) => decide({ ...loaded, state: evolve(loaded.state, token) }), options)) as SessionWriter['write'],
     };
     const refusals: [string, string, string][] = [];
-    const supervisor = new RecoverySupervisor(pool, registry, views, disagreeing, {
+    const supervisor = new RecoverySupervisor(pool, store, registry, views, disagreeing, {
       clock: () => clock,
       onRefused: (decision, error: DomainError, sessionId) => refusals.push([sessionId, decision.type, error.code]),
     });
@@ -190,12 +201,12 @@ describe('a sweep racing the async index projector (defect D5)', () => {
   it('still finds a pending session whose index row and checkpoint commit between the reads', async () => {
     await given('d5-1', submitted('d5-run'));
     const hooked = poolWithHookAfterFirstQuery(async () => expect(await projector().catchUp()).toBeGreaterThan(0));
-    expect(await findRecoveryCandidates(hooked.pool)).toEqual(['d5-1']);
+    expect(await findRecoveryCandidates(hooked.pool, store)).toEqual(['d5-1']);
     expect(hooked.fired()).toBe(true);
     // The projector did commit: the session is now found through the index alone, with an empty tail.
     const indexed = await pool.query(`SELECT status FROM session_index WHERE session_id = 'd5-1'`);
     expect(indexed.rows).toEqual([{ status: 'pending' }]);
-    expect(await findRecoveryCandidates(pool)).toEqual(['d5-1']);
+    expect(await findRecoveryCandidates(pool, store)).toEqual(['d5-1']);
   });
 
   it('decides the turn in that single sweep', async () => {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { decide, DomainError, evolve, type SessionCommand, type SessionState } from '#domain';
-import { ConcurrencyError } from '#event-store';
+import { ConcurrencyError, type EventStore } from '#event-store';
 import { findRecoveryCandidates, findContinuedSessions, type SessionViews } from '#read-models';
 import type { SessionWriter } from '#session-commands';
 import { type LivenessRegistry } from './liveness-registry.js';
@@ -90,6 +90,8 @@ export class RecoverySupervisor {
 
   constructor(
     private readonly pool: pg.Pool,
+    /** The log, for the sessions the async index has not projected yet (the candidates' tail). */
+    private readonly store: Pick<EventStore, 'readPositions'>,
     private readonly registry: LivenessRegistry,
     private readonly views: Pick<SessionViews, 'view'>,
     private readonly writer: DecisionWriter,
@@ -126,7 +128,7 @@ export class RecoverySupervisor {
 
   private async run(now: number): Promise<SweepResult> {
     const tally = { examined: 0, interrupted: 0, recoveredFromAgentStore: 0, gaveUp: 0, failed: 0 };
-    const candidates = await findRecoveryCandidates(this.pool);
+    const candidates = await findRecoveryCandidates(this.pool, this.store);
     const continued = await findContinuedSessions(this.pool, candidates);
     for (const sessionId of candidates) {
       try {

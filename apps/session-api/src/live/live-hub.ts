@@ -10,7 +10,9 @@ import {
 import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { DatabaseReachability } from '#platform';
+import { engineOf } from '#event-store';
 import { LruCache, NOTIFY_CHANNEL } from '#read-models';
+import { ClusterListeners } from './cluster-listeners.js';
 import { PG_POOL } from '../database/database.module.js';
 
 /** Reconnect backoff of the LISTEN connection: doubles from the first delay up to the cap. */
@@ -21,7 +23,8 @@ const EMITTED_SESSIONS = 10_000;
 
 /**
  * Tells live subscribers that a session changed. Fed in process by the write path and, for writes made
- * by other replicas, by LISTEN on the channel the append transaction notifies (`liveNotifyProjection`).
+ * by other replicas, by LISTEN on the channel the append transaction notifies (`liveNotifyProjection`): on
+ * the pool's node, and on Citus on every other node too (`ClusterListeners`).
  *
  * Each local append is seen twice (the writer's `changed` call and the echo of its own NOTIFY), so
  * `changed` is idempotent per (session, version): only a version higher than the last one emitted for
@@ -43,6 +46,8 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
   private lostQuietly = false;
   private stopped = false;
   private shuttingDown = false;
+  /** On Citus: LISTEN on every other node (an append notifies on the worker that ran it). */
+  private cluster: ClusterListeners | null = null;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: pg.Pool,
@@ -53,6 +58,11 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
 
   async onModuleInit(): Promise<void> {
     await this.listen();
+    const engine = await engineOf(this.pool).catch(() => 'postgres' as const);
+    if (engine === 'citus' && !this.stopped) {
+      this.cluster = new ClusterListeners(this.pool, (payload) => this.notified(payload), () => this.recheckSubscribers());
+      await this.cluster.start();
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -60,6 +70,7 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.emitter.removeAllListeners();
+    await this.cluster?.stop();
     const listener = this.listener;
     this.listener = null;
     if (listener) {
@@ -146,11 +157,7 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
         this.lost = true;
         this.scheduleReconnect();
       };
-      const onNotification = (message: pg.Notification) => {
-        const [streamId, version] = (message.payload ?? '').split(' ');
-        const sessionId = fromSessionStreamId(streamId);
-        if (sessionId) this.changed(sessionId, Number(version));
-      };
+      const onNotification = (message: pg.Notification) => this.notified(message.payload ?? '');
       connection.on('notification', onNotification);
       // Stays attached after the drop: a released client may still emit errors, which must not crash.
       connection.on('error', (error) => drop(error));
@@ -180,6 +187,13 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
       this.lost = true;
       this.scheduleReconnect();
     }
+  }
+
+  /** A notification's payload, `<streamId> <version>`. */
+  private notified(payload: string): void {
+    const [streamId, version] = payload.split(' ');
+    const sessionId = fromSessionStreamId(streamId);
+    if (sessionId) this.changed(sessionId, Number(version));
   }
 
   private scheduleReconnect(): void {

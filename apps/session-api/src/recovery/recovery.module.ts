@@ -1,11 +1,12 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type pg from 'pg';
+import type { EventStore } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { SessionViews } from '#read-models';
 import { LivenessRegistry, RecoverySupervisor } from '#recovery';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
-import { PG_POOL } from '../database/database.module.js';
+import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { LivenessController } from './liveness.controller.js';
 import { LIVENESS_HANDLERS } from './liveness.handlers.js';
@@ -28,6 +29,7 @@ const logger = new Logger('Recovery');
       provide: RecoverySupervisor,
       useFactory: (
         pool: pg.Pool,
+        store: EventStore,
         registry: LivenessRegistry,
         views: SessionViews,
         writer: SessionWriter,
@@ -35,7 +37,7 @@ const logger = new Logger('Recovery');
         clock: Clock,
         reachability: DatabaseReachability,
       ) =>
-        new RecoverySupervisor(pool, registry, views, writer, {
+        new RecoverySupervisor(pool, store, registry, views, writer, {
           clock,
           onDecision: (decision, sessionId) => {
             const cause = decision.type === 'TurnInterrupted' ? decision.data.cause : 'none';
@@ -57,7 +59,7 @@ const logger = new Logger('Recovery');
             reachability.absorbs('recovery supervisor', error) ||
             logger.warn(`recovery sweep${sessionId ? ` of ${sessionId}` : ''} failed: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK, DatabaseReachability],
+      inject: [PG_POOL, EVENT_STORE, LivenessRegistry, SessionViews, SessionWriter, Metrics, CLOCK, DatabaseReachability],
     },
   ],
 })

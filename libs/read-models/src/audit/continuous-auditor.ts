@@ -1,6 +1,7 @@
 import { fromSessionStreamId } from '#domain';
-import type { EventStore } from '#event-store';
-import { eventsPast, readCheckpoint, writeCheckpoint } from '../session-index/session-index.projector.js';
+import { acrossSessions, advanceCursor, engineOf, type EventStore } from '#event-store';
+import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js';
+import { LAG_CAP } from '../session-index/session-index.projector.js';
 import { type IncrementalAuditOptions, IncrementalSessionAudits } from './incremental-session-audit.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 
@@ -78,10 +79,18 @@ export class ContinuousAuditor {
         if (!(error instanceof AuditSessionNotFoundError)) throw error;
       }
     }
-    const last = positions[covered - 1];
-    if (last) await writeCheckpoint(pool, CONTINUOUS_AUDIT, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+    if (covered > 0) {
+      // Each origin's cursor moves past the positions of the sessions verified (a prefix of the page).
+      const reached = advanceCursor(checkpoint, positions.slice(0, covered));
+      const client = await pool.connect();
+      try {
+        await acrossSessions(client, await engineOf(pool), () => advanceCheckpoint(client, CONTINUOUS_AUDIT, reached));
+      } finally {
+        client.release();
+      }
+    }
     this.options.onPass?.(busy, audits.length);
-    if (this.options.onLag) this.options.onLag(await eventsPast(pool, await readCheckpoint(pool, CONTINUOUS_AUDIT)));
+    if (this.options.onLag) this.options.onLag(await store.countPast(await readCheckpoint(pool, CONTINUOUS_AUDIT), LAG_CAP));
     return audits;
   }
 }

@@ -1,5 +1,7 @@
 import type pg from 'pg';
-import type { StoredEvent } from '#event-store';
+import { cursorPassed, type StoredEvent } from '#event-store';
+import { toSessionStreamId } from '#domain';
+import { readCheckpoint } from '../projection-checkpoints.js';
 import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { StoredIndexRow } from '../session-index/index-row.builder.js';
@@ -24,8 +26,8 @@ export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<St
   const result = await pool.query(
     `SELECT version::text, title, parent_session_id, status, archived, created_at, last_activity_at, message_count,
             pending_turn, markers
-       FROM ${SESSION_INDEX} WHERE session_id = $1`,
-    [sessionId],
+       FROM ${SESSION_INDEX} WHERE stream_id = $1`,
+    [toSessionStreamId(sessionId)],
   );
   const row = result.rows[0];
   return row ? indexRowFromColumns(row) : null;
@@ -50,10 +52,5 @@ export function indexRowFromColumns(row: Record<string, unknown>): StoredIndexRo
 /** Whether the index projector's checkpoint has passed `event` (then the index must hold the session at least at its version). */
 export async function indexPassed(pool: pg.Pool, event: StoredEvent | undefined): Promise<boolean> {
   if (!event) return false;
-  const result = await pool.query(
-    `SELECT (transaction_id, global_position) >= ($2::text::xid8, $3::bigint) AS passed
-       FROM projection_checkpoints WHERE name = $1`,
-    [SESSION_INDEX, event.transactionId, event.globalPosition],
-  );
-  return Boolean(result.rows[0]?.passed);
+  return cursorPassed(await readCheckpoint(pool, SESSION_INDEX), event);
 }

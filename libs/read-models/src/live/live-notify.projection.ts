@@ -7,7 +7,8 @@ export const NOTIFY_CHANNEL = 'chronicle_session_appended';
 /**
  * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside the
  * append statement: PostgreSQL delivers the notifications at the commit, and never for a rolled-back one.
- * Only the appends the statement made are announced (`appended`).
+ * Only the appends the statement made are announced (`appended`). On Citus the routed append notifies on the
+ * worker that ran it: the live hub listens on every node.
  */
 export const liveNotifyProjection: InlineProjection<pg.ClientBase> = {
   name: 'live_notify',
@@ -15,5 +16,10 @@ export const liveNotifyProjection: InlineProjection<pg.ClientBase> = {
     text: `SELECT count(pg_notify($1, a.stream_id || ' ' || a.version)) FROM appended a`,
     valueCount: 1,
     values: () => [NOTIFY_CHANNEL],
+  },
+  routed: {
+    table: null,
+    text: `SELECT pg_notify('${NOTIFY_CHANNEL}', $1 || ' ' || $2)`,
+    value: () => true,
   },
 };

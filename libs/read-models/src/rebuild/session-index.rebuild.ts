@@ -1,15 +1,10 @@
 import type pg from 'pg';
 import { evolveAll, fromSessionStreamId, initialSessionState, render, toSessionStreamId } from '#domain';
-import { type Checkpoint, type EventStore, START } from '#event-store';
+import { acrossSessions, allowFanOut, engineOf, type EventStore, type LogCursor, START } from '#event-store';
 import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
 import { LruCache } from '../lru-cache.js';
-import {
-  type IndexRowWrite,
-  SESSION_INDEX,
-  SESSION_INDEX_PROJECTOR_LOCK,
-  writeCheckpoint,
-  writeIndexRows,
-} from '../session-index/session-index.projector.js';
+import { writeCheckpoint } from '../projection-checkpoints.js';
+import { type IndexRowWrite, SESSION_INDEX, SESSION_INDEX_PROJECTOR_LOCK, writeIndexRows } from '../session-index/session-index.projector.js';
 import { toDomainEvent } from '../session-views.js';
 import type { RebuildTracker } from './rebuild-progress.js';
 import { createShadowTable, swapTables } from './table-swap.js';
@@ -38,9 +33,13 @@ async function freshRow(store: EventStore, sessionId: string): Promise<StoredInd
   return indexRowOf(render(evolveAll(initialSessionState(), events.map(toDomainEvent))), last.version);
 }
 
-/** Reads the log from `after` to its visible end into `session_index_next`; returns the checkpoint reached. */
-async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Folded): Promise<Checkpoint> {
+/**
+ * Reads the log from `after` to its visible end into `session_index_next`; returns the checkpoint reached.
+ * `inTransaction`: the swap's transaction is open on the client (it already allows writes across sessions).
+ */
+async function fill(context: IndexRebuildContext, after: LogCursor, folded: Folded, inTransaction: boolean): Promise<LogCursor> {
   const { client, store, tracker } = context;
+  const engine = await engineOf(context.pool);
   let checkpoint = after;
   for (;;) {
     const { events, checkpoint: next } = await store.readAll({ after: checkpoint, limit: context.pageSize });
@@ -58,8 +57,11 @@ async function fill(context: IndexRebuildContext, after: Checkpoint, folded: Fol
       rows.push({ sessionId, row });
       folded.set(sessionId, row.version);
     }
-    // One statement: the page's rows land together, inside the swap's transaction or on their own.
-    if (rows.length > 0) await writeIndexRows(client, SESSION_INDEX_NEXT, rows);
+    // The page's rows land together, inside the swap's transaction or in one of their own.
+    if (rows.length > 0) {
+      if (inTransaction) await writeIndexRows(client, SESSION_INDEX_NEXT, rows);
+      else await acrossSessions(client, engine, () => writeIndexRows(client, SESSION_INDEX_NEXT, rows));
+    }
     tracker.rows += rows.length;
     tracker.eventsReplayed += events.length;
     checkpoint = next;
@@ -76,17 +78,19 @@ const isLockTimeout = (error: unknown) => (error as { code?: string }).code === 
  */
 export async function rebuildSessionIndex(context: IndexRebuildContext): Promise<number> {
   const { client, tracker } = context;
-  await createShadowTable(client, SESSION_INDEX, SESSION_INDEX_NEXT);
+  const engine = await engineOf(context.pool);
+  await createShadowTable(client, SESSION_INDEX, SESSION_INDEX_NEXT, engine);
   const folded: Folded = new LruCache(10_000);
-  const filled = await fill(context, START, folded);
+  const filled = await fill(context, START, folded, false);
   await context.beforeSwap?.();
   for (let attempt = 1; ; attempt += 1) {
     await client.query('BEGIN');
     try {
+      await allowFanOut(client, engine);
       await client.query('SELECT pg_advisory_xact_lock($1)', [SESSION_INDEX_PROJECTOR_LOCK]);
       await client.query('SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE', [SESSION_INDEX]);
       tracker.report('catch-up');
-      const caughtUp = await fill(context, filled, folded);
+      const caughtUp = await fill(context, filled, folded, true);
       tracker.report('swap');
       const counted = await client.query(`SELECT count(*)::int AS rows FROM ${SESSION_INDEX_NEXT}`);
       // A long reader must not hold every other reader queued behind the swap: give up and retry instead.

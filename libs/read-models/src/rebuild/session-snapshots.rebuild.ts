@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { evolveAll, initialSessionState, type SessionState, storedFormOf } from '#domain';
-import type { EventStore } from '#event-store';
+import { allowFanOut, engineOf, type EventStore, queryAcrossSessions } from '#event-store';
 import { toDomainEvent } from '../session-views.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { RebuildTracker } from './rebuild-progress.js';
@@ -26,14 +26,15 @@ export interface SnapshotRebuildContext {
  */
 export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): Promise<number> {
   const { client, pool, store, tracker } = context;
-  await createShadowTable(client, SESSION_SNAPSHOTS, NEXT);
+  const engine = await engineOf(pool);
+  await createShadowTable(client, SESSION_SNAPSHOTS, NEXT, engine);
   let after = '';
   for (;;) {
-    const page = await pool.query(
-      `SELECT stream_id, array_agg(version::text ORDER BY version) AS versions FROM ${SESSION_SNAPSHOTS}
+    const page = await queryAcrossSessions(pool, {
+      text: `SELECT stream_id, array_agg(version::text ORDER BY version) AS versions FROM ${SESSION_SNAPSHOTS}
         WHERE stream_id > $1 GROUP BY stream_id ORDER BY stream_id LIMIT $2`,
-      [after, context.pageSize],
-    );
+      values: [after, context.pageSize],
+    });
     for (const row of page.rows) {
       const streamId = String(row.stream_id);
       const versions = (row.versions as string[]).map(Number);
@@ -53,12 +54,13 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
     }
     tracker.report();
     if (page.rows.length < context.pageSize) break;
-    after = String(page.rows.at(-1).stream_id);
+    after = String(page.rows[page.rows.length - 1].stream_id);
   }
   await context.beforeSwap?.();
   tracker.report('swap');
   await client.query('BEGIN');
   try {
+    await allowFanOut(client, engine);
     await client.query(`SET LOCAL lock_timeout = '5s'`);
     await swapTables(client, SESSION_SNAPSHOTS, NEXT);
     await client.query('COMMIT');

@@ -1,11 +1,17 @@
 import type pg from 'pg';
+import type { DatabaseEngine } from '#event-store';
 
 export const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
-/** A fresh, empty copy of `live`'s columns, defaults, constraints and indexes, beside it. */
-export async function createShadowTable(client: pg.ClientBase, live: string, next: string): Promise<void> {
+/**
+ * A fresh, empty copy of `live`'s columns, defaults, constraints and indexes, beside it. On Citus the copy is
+ * distributed as the live table is (by stream id, colocated with `streams`): `CREATE TABLE … (LIKE …)` alone
+ * makes a plain table on the coordinator.
+ */
+export async function createShadowTable(client: pg.ClientBase, live: string, next: string, engine: DatabaseEngine): Promise<void> {
   await client.query(`DROP TABLE IF EXISTS ${quoteIdent(next)}`);
   await client.query(`CREATE TABLE ${quoteIdent(next)} (LIKE ${quoteIdent(live)} INCLUDING ALL)`);
+  if (engine === 'citus') await client.query(`SELECT create_distributed_table($1, 'stream_id', colocate_with := 'streams')`, [next]);
 }
 
 interface IndexShape {

@@ -1,37 +1,31 @@
 import type pg from 'pg';
-import { fromSessionStreamId } from '#domain';
+import { fromSessionStreamId, SESSION_STREAM_PREFIX } from '#domain';
+import { type EventStore, queryAcrossSessions } from '#event-store';
+import { readCheckpoint } from '../projection-checkpoints.js';
 import { SESSION_INDEX } from './session-index.projector.js';
 
-/** Events the async index has not projected yet: after its checkpoint in (transaction id, position) order. */
-const TAIL = `
-  WITH cp AS (
-    SELECT COALESCE((SELECT transaction_id FROM projection_checkpoints WHERE name = $1), '0'::xid8) AS tx,
-           COALESCE((SELECT global_position FROM projection_checkpoints WHERE name = $1), 0) AS pos
-  )
-  SELECT e.stream_id, e.type, e.data FROM events e, cp WHERE (e.transaction_id, e.global_position) > (cp.tx, cp.pos)`;
+/** Events of the index's tail read per sweep at most (the rest is read by the next sweeps). */
+const TAIL_LIMIT = 10_000;
 
 /**
- * The sessions a sweep examines: `session_index` rows in status `pending` (a turn waits) or `recovering`
- * (a marker waits for its journal), plus every session with an event the async index has not projected
- * yet, so a turn submitted a moment ago is never missed because of projector lag. The fold of each
- * candidate then decides; the index only narrows the search.
- *
- * Both sources are read by ONE statement, so they come from one snapshot. The projector commits an index
- * row together with the checkpoint that moves its events out of the tail; two statements (READ COMMITTED)
- * could see neither — the index before that commit and the tail after it — and miss the session for a
- * sweep (defect D5 in test/reference-scenarios.md).
+ * The sessions a sweep examines: every session with a turn waiting (`session_summaries.pending`, written by the
+ * append that submitted the turn, so a turn submitted a moment ago is never missed), every session whose
+ * `session_index` status is `recovering` (a marker waits for its journal), and every session with events the
+ * index has not projected yet (its tail, so a marker made a moment ago is not missed because of the projector's
+ * lag). The tail is read before the index: a session the projector moves out of the tail in between is in the
+ * index rows read after it, with no single snapshot needed (on Citus there is none across shards). The fold of
+ * each candidate then decides; these only narrow the search.
  */
-export async function findRecoveryCandidates(pool: pg.Pool): Promise<string[]> {
-  const result = await pool.query(
-    `SELECT 'session' AS kind, session_id AS id FROM ${SESSION_INDEX}
-      WHERE status IN ('pending', 'recovering') AND NOT archived
-     UNION
-     SELECT 'stream', t.stream_id FROM (${TAIL}) t`,
-    [SESSION_INDEX],
-  );
+export async function findRecoveryCandidates(pool: pg.Pool, store: Pick<EventStore, 'readPositions'>): Promise<string[]> {
+  const { positions } = await store.readPositions({ after: await readCheckpoint(pool, SESSION_INDEX), limit: TAIL_LIMIT });
+  const result = await queryAcrossSessions(pool, {
+    text: `SELECT stream_id FROM session_summaries WHERE pending AND (data ->> 'archived') IS DISTINCT FROM 'true'
+           UNION
+           SELECT stream_id FROM ${SESSION_INDEX} WHERE status = 'recovering' AND NOT archived`,
+  });
   const ids = new Set<string>();
-  for (const row of result.rows) {
-    const sessionId = row.kind === 'session' ? String(row.id) : fromSessionStreamId(String(row.id));
+  for (const streamId of [...positions.map((p) => p.streamId), ...result.rows.map((row) => String(row.stream_id))]) {
+    const sessionId = fromSessionStreamId(streamId);
     if (sessionId) ids.add(sessionId);
   }
   return [...ids].sort();
@@ -39,17 +33,14 @@ export async function findRecoveryCandidates(pool: pg.Pool): Promise<string[]> {
 
 /**
  * Which of `sessionIds` another session names as its parent (a continuation exists, reference §4.2 gate 2):
- * from the index and from `SessionStarted` events it has not projected yet.
+ * from the inline summaries, written by the append that started the child.
  */
 export async function findContinuedSessions(pool: pg.Pool, sessionIds: readonly string[]): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
-  const result = await pool.query(
-    `SELECT parent_session_id AS parent FROM ${SESSION_INDEX}
-      WHERE parent_session_id = ANY($2::text[]) AND session_id <> parent_session_id
-     UNION
-     SELECT t.data->>'parentSessionId' FROM (${TAIL}) t
-      WHERE t.type = 'SessionStarted' AND t.data->>'parentSessionId' = ANY($2::text[])`,
-    [SESSION_INDEX, sessionIds],
-  );
+  const result = await queryAcrossSessions(pool, {
+    text: `SELECT DISTINCT parent_session_id AS parent FROM session_summaries
+            WHERE parent_session_id = ANY($1::text[]) AND stream_id <> $2 || parent_session_id`,
+    values: [sessionIds, SESSION_STREAM_PREFIX],
+  });
   return new Set(result.rows.map((row) => String(row.parent)));
 }

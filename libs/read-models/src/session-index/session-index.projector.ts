@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { fromSessionStreamId } from '#domain';
-import { type Checkpoint, type EventStore, START } from '#event-store';
+import { fromSessionStreamId, toSessionStreamId } from '#domain';
+import { acrossSessions, engineOf, type EventStore, type LogCursor } from '#event-store';
+import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js';
 import type { SessionViews } from '../session-views.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
 
@@ -106,14 +107,14 @@ export class SessionIndexProjector {
       try {
         let checkpoint = await readCheckpoint(client, SESSION_INDEX);
         let total = 0;
-        // Another page only when this one was full: under a steady stream of appends a short page means
-        // "caught up", and the next pass waits for the debounce instead of chasing every new event.
+        // Another page only when one of this page's origins was full: under a steady stream of appends a short
+        // page means "caught up", and the next pass waits for the debounce instead of chasing every new event.
         const limit = this.options.batchSize ?? 500;
         for (;;) {
-          const { read, next } = await this.pass(client, checkpoint, limit);
+          const { read, next, more } = await this.pass(client, checkpoint, limit);
           total += read;
           checkpoint = next;
-          if (read < limit) break;
+          if (!more) break;
         }
         return total;
       } finally {
@@ -124,10 +125,10 @@ export class SessionIndexProjector {
     }
   }
 
-  private async pass(client: pg.PoolClient, checkpoint: Checkpoint, limit: number): Promise<{ read: number; next: Checkpoint }> {
+  private async pass(client: pg.PoolClient, checkpoint: LogCursor, limit: number): Promise<{ read: number; next: LogCursor; more: boolean }> {
     // Positions only: the rows are rendered from the views, so the page's data is never needed here.
-    const { positions: events, checkpoint: next } = await this.store.readPositions({ after: checkpoint, limit });
-    if (events.length === 0) return { read: 0, next };
+    const { positions: events, checkpoint: next, more } = await this.store.readPositions({ after: checkpoint, limit });
+    if (events.length === 0) return { read: 0, next, more: false };
     const started = performance.now();
     const sessions = new Map<string, number>();
     for (const event of events) {
@@ -147,50 +148,22 @@ export class SessionIndexProjector {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const writing = performance.now();
-    const written = writeIndexRows(client, SESSION_INDEX, rows, { name: SESSION_INDEX, checkpoint: next });
+    // The rows and the checkpoint past them commit together (on Citus, one transaction across the shards).
+    const written = acrossSessions(client, await engineOf(this.pool), async () => {
+      await writeIndexRows(client, SESSION_INDEX, rows);
+      await advanceCheckpoint(client, SESSION_INDEX, next);
+    });
     busy += performance.now() - writing;
     await written;
     this.options.onPass?.(busy / 1000, events.length);
-    return { read: events.length, next };
+    return { read: events.length, next, more };
   }
 
   /** A count over the events past the checkpoint: only from the timer tick. */
   private async reportLag(): Promise<void> {
     if (!this.options.onLag) return;
-    this.options.onLag(await eventsPast(this.pool, await readCheckpoint(this.pool, SESSION_INDEX)));
+    this.options.onLag(await this.store.countPast(await readCheckpoint(this.pool, SESSION_INDEX), LAG_CAP));
   }
-}
-
-/**
- * Events past a checkpoint, counted up to LAG_CAP: in the checkpoint's order with a cap, so the count walks the
- * read_all index over the lag only, never the whole table, whatever the store's size.
- */
-export async function eventsPast(pool: pg.Pool, checkpoint: Checkpoint): Promise<number> {
-  const result = await pool.query(
-    `SELECT count(*)::int AS lag FROM (
-       SELECT 1 FROM events e WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
-        ORDER BY e.transaction_id, e.global_position LIMIT $3) behind`,
-    [checkpoint.transactionId, checkpoint.globalPosition, LAG_CAP],
-  );
-  return result.rows[0].lag;
-}
-
-export async function readCheckpoint(client: pg.ClientBase | pg.Pool, name: string): Promise<Checkpoint> {
-  const result = await client.query(
-    `SELECT transaction_id::text, global_position::text FROM projection_checkpoints WHERE name = $1`,
-    [name],
-  );
-  const row = result.rows[0];
-  return row ? { transactionId: row.transaction_id, globalPosition: row.global_position } : START;
-}
-
-export async function writeCheckpoint(client: pg.ClientBase | pg.Pool, name: string, checkpoint: Checkpoint): Promise<void> {
-  await client.query(
-    `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, $2::text::xid8, $3)
-     ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
-       global_position = EXCLUDED.global_position, updated_at = now()`,
-    [name, checkpoint.transactionId, checkpoint.globalPosition],
-  );
 }
 
 export interface IndexRowWrite {
@@ -199,41 +172,29 @@ export interface IndexRowWrite {
 }
 
 /**
- * Upserts rows built by `indexRowOf` (never moving a row back to an older version) and, when given, moves a
- * projector's checkpoint: one statement, so rows and checkpoint commit together in one round trip.
+ * Upserts rows built by `indexRowOf`, never moving a row back to an older version, inside the caller's
+ * `acrossSessions` transaction. A row's key is its session's stream id (on Citus it sits on the stream's shard).
  */
-export async function writeIndexRows(
-  client: pg.ClientBase,
-  table: string,
-  rows: readonly IndexRowWrite[],
-  checkpoint?: { readonly name: string; readonly checkpoint: Checkpoint },
-): Promise<void> {
+export async function writeIndexRows(client: pg.ClientBase, table: string, rows: readonly IndexRowWrite[]): Promise<void> {
+  if (rows.length === 0) return;
   const column = <T>(pick: (row: StoredIndexRow) => T) => rows.map(({ row }) => pick(row));
-  await client.query(
-    `WITH upserted AS (
-       INSERT INTO ${table} (session_id, title, parent_session_id, status, archived, version, created_at,
-                             last_activity_at, message_count, pending_turn, markers)
-       SELECT t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
-              t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::bigint[], $7::float8[],
-                     $8::float8[], $9::int[], $10::text[], $11::text[])
-              AS t(session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
-                   message_count, pending_turn, markers)
-       ON CONFLICT (session_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
-         status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
-         created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
-         message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
-         updated_at = now()
-       WHERE ${table}.version <= EXCLUDED.version
-       RETURNING 1),
-     moved AS (
-       INSERT INTO projection_checkpoints (name, transaction_id, global_position)
-       SELECT $12::text, $13::text::xid8, $14::bigint WHERE $12::text IS NOT NULL
-       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
-         global_position = EXCLUDED.global_position, updated_at = now()
-       RETURNING 1)
-     SELECT (SELECT count(*) FROM upserted) AS rows, (SELECT count(*) FROM moved) AS checkpoints`,
-    [
+  const config = {
+    text: `INSERT INTO ${table} (stream_id, session_id, title, parent_session_id, status, archived, version, created_at,
+                                 last_activity_at, message_count, pending_turn, markers)
+           SELECT t.stream_id, t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
+                  t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[], $8::float8[],
+                         $9::float8[], $10::int[], $11::text[], $12::text[])
+                  AS t(stream_id, session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
+                       message_count, pending_turn, markers)
+           ON CONFLICT (stream_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
+             status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
+             created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
+             message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
+             updated_at = EXCLUDED.updated_at
+           WHERE ${table}.version <= EXCLUDED.version`,
+    values: [
+      rows.map((r) => toSessionStreamId(r.sessionId)),
       rows.map((r) => r.sessionId),
       column((r) => r.title),
       column((r) => r.parentSessionId),
@@ -245,9 +206,8 @@ export async function writeIndexRows(
       column((r) => r.messageCount),
       column((r) => (r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn))),
       column((r) => JSON.stringify(r.markers)),
-      checkpoint?.name ?? null,
-      checkpoint?.checkpoint.transactionId ?? '0',
-      checkpoint?.checkpoint.globalPosition ?? '0',
     ],
-  );
+  };
+  // Across sessions: the caller runs it inside `acrossSessions` (on Citus it writes to many shards).
+  await client.query(config);
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { queryAcrossSessions } from '#event-store';
 
 export const SESSION_STATUSES = ['pending', 'recovering', 'interrupted', 'archived', 'active'] as const;
 
@@ -39,7 +40,7 @@ function decodeCursor(raw: string): Cursor {
 /**
  * The contract's SessionSummary per item (as `GET /v1/sessions/{id}` answers it, folded at the row's version).
  * Newest activity first, keyset-paginated on (last_activity_at, session_id), from the async session index
- * (eventually consistent: it trails the log by one projector pass).
+ * (eventually consistent: it trails the log by one projector pass). On Citus a list reads every shard.
  */
 export async function listSessions(pool: pg.Pool, query: SessionListQuery) {
   const params: unknown[] = [];
@@ -58,14 +59,14 @@ export async function listSessions(pool: pg.Pool, query: SessionListQuery) {
     where.push(`(COALESCE(last_activity_at, 0), session_id) < ($${params.length - 1}, $${params.length})`);
   }
   params.push(query.limit + 1);
-  const result = await pool.query(
-    `SELECT session_id, title, parent_session_id, status, archived, version::text, created_at, last_activity_at,
-            message_count, pending_turn, markers
-       FROM session_index ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY COALESCE(last_activity_at, 0) DESC, session_id DESC
-      LIMIT $${params.length}`,
-    params,
-  );
+  const result = await queryAcrossSessions(pool, {
+    text: `SELECT session_id, title, parent_session_id, status, archived, version::text, created_at, last_activity_at,
+                  message_count, pending_turn, markers
+             FROM session_index ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+            ORDER BY COALESCE(last_activity_at, 0) DESC, session_id DESC
+            LIMIT $${params.length}`,
+    values: params,
+  });
   const rows = result.rows.slice(0, query.limit);
   const last = rows.at(-1);
   return {

@@ -11,27 +11,42 @@ export interface SessionAppendContext {
 const isSessionAppend = (append: AttemptedAppend): append is AttemptedAppend & { context: SessionAppendContext } =>
   typeof append.context === 'object' && append.context !== null && 'state' in append.context;
 
+/** The summary row an append writes, or null for a stream that is not a session's. */
+const rowOf = (append: AttemptedAppend): string | null =>
+  isSessionAppend(append) ? JSON.stringify(summaryRowOf(append.context.state, append.context.state.version)) : null;
+
 /**
  * `session_summaries`, written inline: one small row per session, built from the state the writer already
- * evolved (the same cost on any session length), fused into the append statement: one row for each session
- * the batch appended to, the newest append of a stream winning. The row's `version` is the one the append
- * reached (from `appended`).
+ * evolved (the same cost on any session length), with what the recovery supervisor looks up (`pending`: a turn
+ * waits; `parent_session_id`: a continuation exists) in columns of their own. Fused into the append statement on
+ * one server (one row for each session the batch appended to, the newest append of a stream winning, at the
+ * version it reached, from `appended`); on Citus the routed append runs the same upsert for each append, on the
+ * stream's own shard. `updated_at` takes the inserted row's default: Citus refuses `now()` in DO UPDATE SET.
  */
 export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
   name: 'session_summaries',
   fused: {
-    text: `INSERT INTO session_summaries (stream_id, version, data)
-           SELECT DISTINCT ON (a.stream_id) a.stream_id, a.version, s.data::jsonb || jsonb_build_object('version', a.version)
+    text: `INSERT INTO session_summaries (stream_id, version, data, pending, parent_session_id)
+           SELECT DISTINCT ON (a.stream_id) a.stream_id, a.version, s.data::jsonb || jsonb_build_object('version', a.version),
+                  coalesce(json_typeof(s.data -> 'pendingTurn') = 'object', false), s.data ->> 'parentSessionId'
              FROM appended a JOIN json_array_elements($1::json) WITH ORDINALITY AS s(data, item) ON s.item = a.item
             WHERE json_typeof(s.data) = 'object'
             ORDER BY a.stream_id, a.version DESC
-           ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, updated_at = now()
+           ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, pending = EXCLUDED.pending,
+             parent_session_id = EXCLUDED.parent_session_id, updated_at = EXCLUDED.updated_at
            RETURNING 1`,
     valueCount: 1,
     // One JSON array, an entry per append (null for a stream that is not a session's): pg would escape a text[]
     // element by element.
-    values: (attempted) => [
-      `[${attempted.map((append) => (isSessionAppend(append) ? JSON.stringify(summaryRowOf(append.context.state, append.context.state.version)) : 'null')).join(',')}]`,
-    ],
+    values: (attempted) => [`[${attempted.map((append) => rowOf(append) ?? 'null').join(',')}]`],
+  },
+  routed: {
+    table: 'session_summaries',
+    text: `INSERT INTO %s (stream_id, version, data, pending, parent_session_id)
+           VALUES ($1, $2, $3::jsonb || jsonb_build_object('version', $2), coalesce(json_typeof($3 -> 'pendingTurn') = 'object', false),
+                   $3 ->> 'parentSessionId')
+           ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, pending = EXCLUDED.pending,
+             parent_session_id = EXCLUDED.parent_session_id, updated_at = EXCLUDED.updated_at`,
+    value: (append) => (isSessionAppend(append) ? summaryRowOf(append.context.state, append.context.state.version) : null),
   },
 };

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { fromSessionStreamId, SESSION_STREAM_PREFIX } from '#domain';
+import { cursorPassed, queryAcrossSessions } from '#event-store';
+import { readCheckpoint } from '../../projection-checkpoints.js';
 import { indexRowFromColumns } from '../stored-read-models.js';
 import { SESSION_INDEX } from '../../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../snapshot-store.js';
@@ -17,17 +19,17 @@ export type StoredBegin = Omit<NonNullable<StreamPart['begin']>, 'head'>;
 
 /** Sessions and events the audit will cover (for progress and ETA); `since` keeps streams changed at or after it. */
 export async function countStreams(pool: pg.Pool, since: Date | null): Promise<{ sessions: number; events: number }> {
-  const result = await pool.query(
-    `SELECT count(*)::int AS sessions, coalesce(sum(version), 0)::float8 AS events FROM streams
-      WHERE starts_with(stream_id, $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)`,
-    [SESSION_STREAM_PREFIX, since],
-  );
+  const result = await queryAcrossSessions(pool, {
+    text: `SELECT count(*)::int AS sessions, coalesce(sum(version), 0)::float8 AS events FROM streams
+            WHERE starts_with(stream_id, $1) AND ($2::timestamptz IS NULL OR updated_at >= $2)`,
+    values: [SESSION_STREAM_PREFIX, since],
+  });
   return { sessions: result.rows[0].sessions, events: result.rows[0].events };
 }
 
 /** One keyset page of stream heads, in stream id order. */
 export async function readHeads(pool: pg.Pool, after: string, since: Date | null, limit: number): Promise<AuditHead[]> {
-  const result = await pool.query({
+  const result = await queryAcrossSessions(pool, {
     text: `SELECT stream_id, version::int, last_hash FROM streams
             WHERE starts_with(stream_id, $1) AND stream_id > $2 AND ($3::timestamptz IS NULL OR updated_at >= $3)
             ORDER BY stream_id LIMIT $4`,
@@ -46,47 +48,47 @@ const columns = (heads: readonly AuditHead[]) => [heads.map((h) => h.streamId), 
 
 /**
  * Everything stored about these sessions, text left unparsed. The index checkpoint is read before the index
- * rows: once it has passed a stream's last event, any row read afterwards is at least that new.
+ * rows: once it has passed a stream's last event, any row read afterwards is at least that new. On Citus each
+ * read spans the batch's shards.
  */
 export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[]): Promise<Map<string, StoredBegin>> {
   const [ids, versions] = columns(heads);
-  const passed = await pool.query({
-    text: `SELECT h.s, coalesce((c.transaction_id, c.global_position) >= (e.transaction_id, e.global_position), false)
-             FROM unnest($1::text[], $2::bigint[]) AS h(s, v)
-             JOIN events e ON e.stream_id = h.s AND e.version = h.v
-             LEFT JOIN projection_checkpoints c ON c.name = $3`,
-    values: [ids, versions, SESSION_INDEX],
-    rowMode: 'array',
-  });
-  const sessionIds = heads.map((h) => h.sessionId);
-  const [snapshots, summaries, index] = await Promise.all([
-    pool.query({
+  const checkpoint = await readCheckpoint(pool, SESSION_INDEX);
+  const [lastEvents, snapshots, summaries, index] = await Promise.all([
+    queryAcrossSessions(pool, {
+      text: `SELECT h.s, e.origin::text, e.transaction_id::text, e.global_position::text
+               FROM unnest($1::text[], $2::bigint[]) AS h(s, v)
+               JOIN events e ON e.stream_id = h.s AND e.version = h.v`,
+      values: [ids, versions],
+      rowMode: 'array',
+    }),
+    queryAcrossSessions(pool, {
       text: `SELECT stream_id, version::int, state::text FROM session_snapshots
               WHERE stream_id = ANY($1::text[]) AND schema_version = $2 ORDER BY stream_id, session_snapshots.version`,
       values: [ids, SNAPSHOT_SCHEMA_VERSION],
       rowMode: 'array',
     }),
-    pool.query({
+    queryAcrossSessions(pool, {
       text: `SELECT stream_id, version::int, data::text FROM session_summaries WHERE stream_id = ANY($1::text[])`,
       values: [ids],
       rowMode: 'array',
     }),
-    pool.query(
-      `SELECT session_id, version::int, title, parent_session_id, status, archived, created_at, last_activity_at,
-              message_count, pending_turn, markers FROM ${SESSION_INDEX} WHERE session_id = ANY($1::text[])`,
-      [sessionIds],
-    ),
+    queryAcrossSessions(pool, {
+      text: `SELECT stream_id, version::int, title, parent_session_id, status, archived, created_at, last_activity_at,
+                    message_count, pending_turn, markers FROM ${SESSION_INDEX} WHERE stream_id = ANY($1::text[])`,
+      values: [ids],
+    }),
   ]);
+  const passed = {
+    rows: lastEvents.rows.map(([s, origin, transactionId, globalPosition]) => [s, cursorPassed(checkpoint, { origin, transactionId, globalPosition })]),
+  };
   const stored = new Map<string, StoredBegin & { snapshots: { version: number; state: string }[] }>();
   for (const h of heads) stored.set(h.streamId, { snapshots: [], summary: null, index: null, indexCaughtUp: false });
   const of = (streamId: string) => stored.get(streamId) as StoredBegin & { snapshots: { version: number; state: string }[] };
   for (const [s, caughtUp] of passed.rows) stored.set(s, { ...of(s), indexCaughtUp: Boolean(caughtUp) });
   for (const [s, version, state] of snapshots.rows) of(s).snapshots.push({ version, state });
   for (const [s, version, data] of summaries.rows) stored.set(s, { ...of(s), summary: { version, data } });
-  for (const row of index.rows) {
-    const streamId = heads[sessionIds.indexOf(row.session_id)].streamId;
-    stored.set(streamId, { ...of(streamId), index: indexRowFromColumns(row) });
-  }
+  for (const row of index.rows) stored.set(row.stream_id, { ...of(row.stream_id), index: indexRowFromColumns(row) });
   return stored;
 }
 
@@ -121,7 +123,7 @@ const guarded = (column: string) => `CASE WHEN strpos(${column}, E'\\x1e') = 0 A
  * for the grouping, and `concat_ws` builds a line in one call where `||` copied it once per field.
  */
 async function packed(pool: pg.Pool, from: string, values: unknown[]): Promise<PackedEvents> {
-  const result = await pool.query({
+  const result = await queryAcrossSessions(pool, {
     text: `SELECT string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, e.data), E'\\x1e' ORDER BY e.version),
                   count(*)::int, max(e.version)::int
              ${from}

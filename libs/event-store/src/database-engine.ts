@@ -1,0 +1,76 @@
+import type pg from 'pg';
+
+/** What the database is: one PostgreSQL (or the embedded one), or a Citus cluster with Chronicle's tables distributed. */
+export type DatabaseEngine = 'postgres' | 'citus';
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.ClientBase, 'query'>;
+
+/** Citus when the extension is there and the migrations distributed `events` (a Citus node with local tables is one server). */
+export async function detectEngine(db: Queryable): Promise<DatabaseEngine> {
+  const extension = await db.query(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`);
+  if (!extension.rows[0].citus) return 'postgres';
+  const distributed = await db.query(
+    `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass('events')) AS distributed`,
+  );
+  return distributed.rows[0].distributed ? 'citus' : 'postgres';
+}
+
+const engines = new WeakMap<object, Promise<DatabaseEngine>>();
+
+/** The pool's engine, asked once (a failed answer is asked again next time). */
+export function engineOf(pool: pg.Pool): Promise<DatabaseEngine> {
+  let known = engines.get(pool);
+  if (!known) {
+    known = detectEngine(pool);
+    engines.set(pool, known);
+    known.catch(() => engines.delete(pool));
+  }
+  return known;
+}
+
+/**
+ * The setting a cross-session statement lifts for itself on Citus. The Citus test tier sets it to `error` for
+ * every connection, so that any other statement touching more than one shard fails: every per-session
+ * statement must run on the one shard that holds its session.
+ */
+const ALLOW_FAN_OUT = `SET LOCAL citus.multi_task_query_log_level = 'off'`;
+
+/**
+ * Runs a statement that reads or writes many sessions at once (a session list, the recovery candidates, a
+ * projector's page, a whole-store audit or export): on Citus it fans out to every shard, and is allowed to. On
+ * one server it is an ordinary query.
+ */
+export function queryAcrossSessions<R extends pg.QueryResultRow = pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function queryAcrossSessions<R extends any[] = any[]>(pool: pg.Pool, config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult<R>>;
+export async function queryAcrossSessions(pool: pg.Pool, config: pg.QueryConfig | pg.QueryArrayConfig): Promise<pg.QueryResult | pg.QueryArrayResult> {
+  if ((await engineOf(pool)) !== 'citus') return pool.query(config as pg.QueryConfig);
+  const client = await pool.connect();
+  try {
+    return await acrossSessions(client, 'citus', () => client.query(config as pg.QueryConfig));
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Runs `work` on `client` in one transaction in which cross-session statements are allowed (on Citus; on one
+ * server a plain transaction). For a projector's page written with its checkpoint, a rebuild's swap.
+ */
+export async function acrossSessions<T>(client: pg.ClientBase, engine: DatabaseEngine, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    if (engine === 'citus') await client.query(ALLOW_FAN_OUT);
+    const result = await work();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Lifts the fan-out refusal inside a transaction the caller already opened (BEGIN sent), on Citus. */
+export async function allowFanOut(client: pg.ClientBase, engine: DatabaseEngine): Promise<void> {
+  if (engine === 'citus') await client.query(ALLOW_FAN_OUT);
+}

@@ -1,0 +1,53 @@
+import type pg from 'pg';
+
+/** Streams whose node is remembered (a stream's node changes only when its shard moves). */
+const REMEMBERED = 100_000;
+
+/**
+ * Which Citus node group holds each stream's shard, as the cluster's metadata says (every node has it), cached:
+ * the routed append sends one call per node, and the call refuses a stream that is not on its node (then the
+ * store forgets the stream here and asks again). Read from `pg_dist_placement` on whichever node this process
+ * is connected to: a metadata read, no shard is touched.
+ */
+export class NodeRouter {
+  private readonly nodes = new Map<string, number>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The node group of each stream. */
+  async route(streamIds: readonly string[]): Promise<Map<string, number>> {
+    const unknown = [...new Set(streamIds.filter((id) => !this.nodes.has(id)))];
+    if (unknown.length > 0) {
+      const result = await this.pool.query<{ stream_id: string; node: number | null }>({
+        name: 'chronicle_route_streams',
+        text: `SELECT s.stream_id,
+                      (SELECT p.groupid FROM pg_dist_placement p
+                        WHERE p.shardid = get_shard_id_for_distribution_column('streams', s.stream_id)
+                        ORDER BY p.groupid LIMIT 1) AS node
+                 FROM unnest($1::text[]) AS s(stream_id)`,
+        values: [unknown],
+      });
+      for (const row of result.rows) {
+        if (row.node === null) throw new Error(`no node holds the shard of stream ${row.stream_id}`);
+        this.remember(row.stream_id, row.node);
+      }
+    }
+    return new Map(streamIds.map((id) => [id, this.nodes.get(id) as number]));
+  }
+
+  forget(streamId: string): void {
+    this.nodes.delete(streamId);
+  }
+
+  private remember(streamId: string, node: number): void {
+    if (this.nodes.size >= REMEMBERED) {
+      // Oldest first: a Map iterates in insertion order.
+      const oldest = this.nodes.keys().next().value;
+      if (oldest !== undefined) this.nodes.delete(oldest);
+    }
+    this.nodes.set(streamId, node);
+  }
+}
+
+/** SQLSTATE of the routed append's refusal: a stream of the call is not on the node it ran on. */
+export const NOT_ON_THIS_NODE = 'CHR01';

@@ -1,0 +1,253 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The append on a Citus cluster: one call per node, delegated to the worker that holds every stream of the call
+ * (`create_distributed_function` routes it by `p_route`, a stream of the call), with the checks and the hash
+ * chain of `chronicle_append_batch`. It writes the local shard tables itself (`shard_name`), with no statement
+ * planned by Citus: through the distributed tables, each inner statement cost ~0.25 ms of Citus planning, four
+ * times the whole append on one server (bench/README.md). Citus's own protection is kept: the call takes the
+ * lock Citus's executor takes before writing a shard (`lock_shard_metadata`, share mode, on each shard group of
+ * the call in shard order), so a shard move or split waits for it to commit, and after the lock it refuses a
+ * stream whose shard is not on this node (SQLSTATE CHR01: the store looks the stream up again and resends).
+ *
+ * Each event takes this node's transaction id and origin (its system identifier): the readers' fence is per
+ * origin (libs/event-store/src/log-cursor.ts). A write to another node's stream would take this node's
+ * transaction id and commit there by two-phase commit after this node's own transaction ended, behind a fence
+ * that already passed it: hence the refusal rather than a remote write.
+ *
+ * The routed statements are the inline read models (`InlineProjection.routed`): each runs once per written
+ * append, `$1` the stream id, `$2` the version it reached, `$3` its value (a JSON null skips it); `%s` in its
+ * text, when it names a table, is that table's local shard.
+ */
+export const ROUTED_APPEND_FUNCTION = `
+      CREATE FUNCTION chronicle_append_routed(
+        p_route text,
+        p_streams text[], p_expected bigint[], p_counts int[],
+        p_types text[], p_data text[], p_meta text[],
+        p_key_counts int[], p_keys text[],
+        p_routed_tables text[], p_routed_sql text[], p_routed_values json)
+      RETURNS TABLE (item int, outcome text, version bigint, last_hash text, positions bigint[])
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        e int := 0;        -- events of earlier items
+        k int := 0;        -- keys of earlier items
+        n int;
+        cur_v bigint;
+        cur_h text;
+        item_keys text[];
+        versions bigint[];
+        hashes text[];
+        taken boolean;
+        v json;
+        s text;
+        s_streams text;
+        s_events text;
+        s_keys text;
+        shards bigint[];
+        node_origin bigint := (SELECT system_identifier FROM pg_control_system());
+        position_sequence text := pg_get_serial_sequence('events', 'global_position');
+      BEGIN
+        shards := ARRAY(SELECT DISTINCT get_shard_id_for_distribution_column('streams', x) FROM unnest(p_streams) x ORDER BY 1);
+        PERFORM lock_shard_metadata(5, shards);
+        IF EXISTS (
+          SELECT 1 FROM unnest(shards) AS g(shard)
+           WHERE NOT EXISTS (SELECT 1 FROM pg_dist_placement p
+                              WHERE p.shardid = g.shard AND p.groupid = (SELECT groupid FROM pg_dist_local_group))) THEN
+          RAISE EXCEPTION 'a stream of this append is not on this node' USING ERRCODE = 'CHR01';
+        END IF;
+        FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
+          s := p_streams[i];
+          n := p_counts[i];
+          item_keys := p_keys[k + 1 : k + p_key_counts[i]];
+          k := k + p_key_counts[i];
+          item := i;
+          positions := NULL;
+          last_hash := NULL;
+          s_streams := shard_name('streams'::regclass, get_shard_id_for_distribution_column('streams', s));
+
+          EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
+          IF cur_v IS NULL THEN
+            IF p_expected[i] IS NOT NULL AND p_expected[i] <> 0 THEN
+              outcome := 'conflict'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
+            END IF;
+            IF cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
+              outcome := 'duplicate'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
+            END IF;
+            -- A concurrent creator of the same stream makes this wait for its commit, then do nothing.
+            EXECUTE format('INSERT INTO %s (stream_id, version, last_hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', s_streams) USING s, '';
+            EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
+          END IF;
+
+          IF p_expected[i] IS NOT NULL AND p_expected[i] <> cur_v THEN
+            outcome := 'conflict'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
+          END IF;
+          IF cardinality(item_keys) > 0 THEN
+            s_keys := shard_name('idempotency_keys'::regclass, get_shard_id_for_distribution_column('idempotency_keys', s));
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s t WHERE t.stream_id = $1 AND t.key = ANY ($2))', s_keys) INTO taken USING s, item_keys;
+            IF taken OR cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
+              outcome := 'duplicate'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
+            END IF;
+          END IF;
+
+          versions := '{}';
+          hashes := '{}';
+          FOR j IN 1 .. n LOOP
+            cur_v := cur_v + 1;
+            cur_h := encode(sha256(convert_to(
+              cur_h || '{"data":' || p_data[e + j] || ',"type":' || to_json(p_types[e + j])::text
+                    || ',"version":' || cur_v || '}', 'UTF8')), 'hex');
+            versions := versions || cur_v;
+            hashes := hashes || cur_h;
+          END LOOP;
+          s_events := shard_name('events'::regclass, get_shard_id_for_distribution_column('events', s));
+          EXECUTE format(
+            'WITH ins AS (
+               INSERT INTO %s (global_position, stream_id, version, type, data, metadata, hash, origin)
+               SELECT nextval(%L), $1, t.v, t.type, t.data::json, t.meta::jsonb, t.h, $7
+                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(v, type, data, meta, h)
+               RETURNING version AS v, global_position AS gp)
+             SELECT array_agg(ins.gp ORDER BY ins.v) FROM ins', s_events, position_sequence)
+            INTO positions
+            USING s, versions, p_types[e + 1 : e + n], p_data[e + 1 : e + n], p_meta[e + 1 : e + n], hashes, node_origin;
+          e := e + n;
+          EXECUTE format('UPDATE %s SET version = $2, last_hash = $3, updated_at = now() WHERE stream_id = $1', s_streams) USING s, cur_v, cur_h;
+          IF cardinality(item_keys) > 0 THEN
+            EXECUTE format('INSERT INTO %s (stream_id, key, version) SELECT $1, x, $2 FROM unnest($3::text[]) x', s_keys) USING s, cur_v, item_keys;
+          END IF;
+          FOR r IN 1 .. coalesce(array_length(p_routed_sql, 1), 0) LOOP
+            v := p_routed_values -> (i - 1) -> (r - 1);
+            IF v IS NOT NULL AND json_typeof(v) <> 'null' THEN
+              IF p_routed_tables[r] IS NULL THEN
+                EXECUTE p_routed_sql[r] USING s, cur_v, v;
+              ELSE
+                EXECUTE format(p_routed_sql[r], shard_name(p_routed_tables[r]::regclass, get_shard_id_for_distribution_column(p_routed_tables[r], s)))
+                  USING s, cur_v, v;
+              END IF;
+            END IF;
+          END LOOP;
+          outcome := 'ok'; version := cur_v; last_hash := cur_h;
+          RETURN NEXT;
+        END LOOP;
+      END
+      $fn$`;
+
+const ROUTED_APPEND_SIGNATURE =
+  'chronicle_append_routed(text, text[], bigint[], int[], text[], text[], text[], int[], text[], text[], text[], json)';
+
+/** Per-session tables, distributed by the stream id and colocated with `streams`: a session's rows share one shard. */
+const SESSION_TABLES = ['events', 'idempotency_keys', 'session_summaries', 'session_snapshots', 'session_index'];
+/** Small global tables, copied to every node. */
+const REFERENCE_TABLES = ['projection_checkpoints', 'host_boots', 'typeorm_migrations'];
+
+/**
+ * Scale-out (Citus), and the shapes that make it possible on every engine.
+ *
+ * On every engine:
+ * - `events.origin`: which node's transaction ids the row's `transaction_id` counts in. One server writes 0; a
+ *   Citus worker writes its system identifier. The gap-safe read (`readPositions`) keeps one position per origin,
+ *   fenced by that node's own oldest running transaction; `events_read_all` becomes (origin, transaction_id,
+ *   global_position).
+ * - `projection_checkpoints.cursor`: a projector's position per origin (jsonb), replacing the single
+ *   (transaction_id, global_position) pair. An existing pair becomes origin 0's position.
+ * - `session_index.stream_id`: the row's key is the session's stream id, so on Citus it sits on the stream's shard.
+ * - `session_summaries.pending` and `parent_session_id`: what the recovery supervisor looks up, written inline by
+ *   the append, so it never depends on the async index's lag (partial indexes; both rarely change, so the
+ *   summary's update per append stays a heap-only update).
+ *
+ * With the `citus` extension (run against the coordinator): every per-session table distributed by stream id and
+ * colocated with `streams`, the liveness tables by run id, the small global ones as reference tables, and the
+ * routed append function distributed by its stream argument. `events.origin` loses its default there: only the
+ * routed append writes events, each with its node's origin.
+ */
+export class ScaleOut1764500007000 implements MigrationInterface {
+  name = 'ScaleOut1764500007000';
+
+  async up(q: QueryRunner): Promise<void> {
+    const citus = await isCitus(q);
+    if (citus) {
+      const [{ coordinator }] = await q.query(`SELECT citus_is_coordinator() AS coordinator`);
+      if (!coordinator) throw new Error('Citus: run the migrations against the coordinator (DATABASE_URL of the coordinator node)');
+    }
+    await q.query(`ALTER TABLE events ADD COLUMN origin bigint NOT NULL DEFAULT 0`);
+    await q.query(`DROP INDEX events_read_all`);
+    await q.query(`CREATE INDEX events_read_all ON events (origin, transaction_id, global_position)`);
+
+    await q.query(`ALTER TABLE projection_checkpoints ADD COLUMN cursor jsonb NOT NULL DEFAULT '{}'::jsonb`);
+    await q.query(`
+      UPDATE projection_checkpoints
+         SET cursor = jsonb_build_object('0', jsonb_build_object('transactionId', transaction_id::text, 'globalPosition', global_position::text))
+       WHERE global_position > 0`);
+    await q.query(`ALTER TABLE projection_checkpoints DROP COLUMN transaction_id, DROP COLUMN global_position`);
+
+    await q.query(`ALTER TABLE session_index ADD COLUMN stream_id text`);
+    await q.query(`UPDATE session_index SET stream_id = 'session-' || session_id`);
+    await q.query(`ALTER TABLE session_index ALTER COLUMN stream_id SET NOT NULL`);
+    await q.query(`ALTER TABLE session_index DROP CONSTRAINT session_index_pkey`);
+    await q.query(`ALTER TABLE session_index ADD CONSTRAINT session_index_pkey PRIMARY KEY (stream_id)`);
+
+    await q.query(`ALTER TABLE session_summaries ADD COLUMN pending boolean NOT NULL DEFAULT false, ADD COLUMN parent_session_id text`);
+    await q.query(`
+      UPDATE session_summaries
+         SET pending = coalesce(json_typeof(data::json -> 'pendingTurn') = 'object', false),
+             parent_session_id = data ->> 'parentSessionId'`);
+    await q.query(`CREATE INDEX session_summaries_pending ON session_summaries (stream_id) WHERE pending`);
+    await q.query(`CREATE INDEX session_summaries_parent ON session_summaries (parent_session_id) WHERE parent_session_id IS NOT NULL`);
+
+    if (citus) await distribute(q);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    const citus = await isCitus(q);
+    if (citus) await undistribute(q);
+    await q.query(`DROP INDEX session_summaries_parent`);
+    await q.query(`DROP INDEX session_summaries_pending`);
+    await q.query(`ALTER TABLE session_summaries DROP COLUMN parent_session_id, DROP COLUMN pending`);
+    await q.query(`ALTER TABLE session_index DROP CONSTRAINT session_index_pkey`);
+    await q.query(`ALTER TABLE session_index ADD CONSTRAINT session_index_pkey PRIMARY KEY (session_id)`);
+    await q.query(`ALTER TABLE session_index DROP COLUMN stream_id`);
+    await q.query(`
+      ALTER TABLE projection_checkpoints
+        ADD COLUMN transaction_id xid8 NOT NULL DEFAULT '0'::xid8,
+        ADD COLUMN global_position bigint NOT NULL DEFAULT 0`);
+    // Only a one-server position converts back; a cluster's per-node positions have no single pair.
+    await q.query(`
+      UPDATE projection_checkpoints
+         SET transaction_id = (cursor -> '0' ->> 'transactionId')::xid8, global_position = (cursor -> '0' ->> 'globalPosition')::bigint
+       WHERE cursor ? '0'`);
+    await q.query(`ALTER TABLE projection_checkpoints DROP COLUMN cursor`);
+    await q.query(`DROP INDEX events_read_all`);
+    await q.query(`CREATE INDEX events_read_all ON events (transaction_id, global_position)`);
+    await q.query(`ALTER TABLE events DROP COLUMN origin`);
+  }
+}
+
+async function isCitus(q: QueryRunner): Promise<boolean> {
+  const rows: unknown[] = await q.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`);
+  return rows.length > 0;
+}
+
+async function distribute(q: QueryRunner): Promise<void> {
+  // DDL and distribution in one transaction: Citus must not open parallel connections per shard before it.
+  await q.query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
+  await q.query(`SELECT create_distributed_table('streams', 'stream_id')`);
+  for (const table of SESSION_TABLES) {
+    const column = 'stream_id';
+    await q.query(`SELECT create_distributed_table($1, $2, colocate_with := 'streams')`, [table, column]);
+  }
+  await q.query(`SELECT create_distributed_table('run_leases', 'run_id')`);
+  await q.query(`SELECT create_distributed_table('live_streams', 'run_id', colocate_with := 'run_leases')`);
+  for (const table of REFERENCE_TABLES) await q.query(`SELECT create_reference_table($1)`, [table]);
+  // Only the routed append writes events on a cluster, each with its node's origin: any other insert fails.
+  await q.query(`ALTER TABLE events ALTER COLUMN origin DROP DEFAULT`);
+  await q.query(ROUTED_APPEND_FUNCTION);
+  await q.query(`SELECT create_distributed_function($1, 'p_route', colocate_with := 'streams')`, [ROUTED_APPEND_SIGNATURE]);
+}
+
+async function undistribute(q: QueryRunner): Promise<void> {
+  await q.query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
+  await q.query(`DROP FUNCTION ${ROUTED_APPEND_SIGNATURE}`);
+  await q.query(`ALTER TABLE events ALTER COLUMN origin SET DEFAULT 0`);
+  for (const table of [...REFERENCE_TABLES, 'live_streams', 'run_leases', ...SESSION_TABLES, 'streams']) {
+    await q.query(`SELECT undistribute_table($1)`, [table]);
+  }
+}
