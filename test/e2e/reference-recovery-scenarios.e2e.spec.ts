@@ -121,6 +121,23 @@ describe('an agent store ahead of a dead turn (reference: state.db self-heal)', 
   });
 });
 
+describe('an agent store ahead of a dead turn whose prompt it keeps under a legacy workspace tag (reference §2.1 R2)', () => {
+  it('is adopted like any other when the tag holds a Windows path (no `]` inside)', async () => {
+    const submittedAt = clock() - 120;
+    const { uiRows, agentRows } = aheadOfUi(submittedAt);
+    const tagged = agentRows.map((row) => (row.content === 'new request' ? { ...row, content: '[Workspace: C:\\Users\\dev\\]\nnew request' } : row));
+    await pendingTurn({ sessionId: 'rr-heal-legacy', runId: 'rr-heal-legacy-run', submittedAt, uiRows });
+    await observeRows('rr-heal-legacy', tagged, submittedAt + 4);
+    expect(contents((await transcript('rr-heal-legacy')).messages)).toEqual(['old question', 'old answer', 'new request']);
+
+    await sweepUntil(() => decided('rr-heal-legacy'));
+    expect((await eventTypes('rr-heal-legacy')).at(-1)).toBe('TurnRecoveredFromAgentStore');
+    expect(contents((await transcript('rr-heal-legacy')).messages)).toEqual(tagged.map((row) => row.content));
+    expect((await summary('rr-heal-legacy')).pendingTurn).toBeNull();
+    expect(await markers('rr-heal-legacy')).toEqual([]);
+  });
+});
+
 describe('a turn whose live stream is still open (reference: a live worker owns its write-back)', () => {
   it('is left alone although the agent store is ahead; once the stream closes the sweep adopts the agent rows', async () => {
     const submittedAt = clock() - 600;

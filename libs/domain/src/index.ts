@@ -6,6 +6,7 @@
 // messages: the row shapes of the contract, and how a row's text and checkpoint are read
 export * from './messages/message-row.js';
 export { isSameCheckpoint } from './messages/user-checkpoint.js';
+export { rowText } from './messages/message-text.js';
 
 // text and canonical: ws(), canonical JSON and its sha256
 export { ws } from './text/whitespace.js';
@@ -118,6 +119,7 @@ export type { MergeOptions } from './transcript-merge/merge.context.js';
 export { insertChronologically } from './transcript-merge/chronological.insert.js';
 export { attachApiContentFromState } from './transcript-merge/api-content.prepass.js';
 export { stripWorkspacePrefix } from './transcript-merge/workspace-prefix.rule.js';
+export { isStampedInTurn, promptMatchOf, type PromptMatch, type SubmittedPrompt } from './transcript-merge/prompt-match.rule.js';
 export { looseText, FUZZY_MAX_KEYS, FUZZY_MAX_CHARS } from './transcript-merge/fuzzy-text.match.js';
 export { mergeKey, dedupKey, contentKey, visibleKey, visibleTextOf } from './transcript-merge/comparison-keys.builder.js';
 export { keyRow, k1Of, k2Of, k3Of, k4Of, keyString, sameKey } from './transcript-merge/comparison-keys.builder.js';
