@@ -28,6 +28,7 @@ export * from './events/free-json.schema.js';
 // session: commands and the decider; the fold (state, evolve) and the views it renders
 export * from './session/session.commands.js';
 export { decide } from './session/session.decider.js';
+export { markerAwaitsJournal } from './session/decider.guards.js';
 export { initialSessionState, isRunSlot, runOf } from './session-state/session.state.js';
 export type {
   CommittedEntry,
