@@ -71,7 +71,7 @@ export type {
 } from './journal/journal.types.js';
 export { eventTerminalState, isTerminalEvent, isVisibleOutputEvent, summarizeJournal } from './journal/journal-summary.projection.js';
 export { materialiseJournal } from './journal/journal-output.materialiser.js';
-export { journalEventOf, rangesSize, type SeqRanges } from './journal/journal-chunks.js';
+export { flattenJournal, journalEventOf, rangesSize, type SeqRanges } from './journal/journal-chunks.js';
 export { SUBSTRING_DEDUPE_MIN_LENGTH } from './journal/journal-flush.materialiser.js';
 export { TOOL_ARG_KEY_LIMIT, TOOL_ARG_VALUE_LIMIT, summariseToolArgs } from './journal/tool-card.factory.js';
 export { findGatewayTerminalError, recoverGatewayTerminalError, type GatewayTerminalError } from './journal/gateway-error.recovery.js';

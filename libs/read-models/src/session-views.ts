@@ -1,9 +1,8 @@
 import {
   evolveAll,
+  flattenJournal,
   initialSessionState,
-  type JournalEvent,
-  journalEventOf,
-  type JournalEventRecordedData,
+  journalFromEvents,
   rangesSize,
   type RunRecord,
   runOf,
@@ -162,10 +161,11 @@ export class SessionViews {
     if (run?.archivedSeqs == null || run.journalSpan === null) return { exists: loaded.exists, run };
     const streamId = toSessionStreamId(sessionId);
     const [from, to] = run.journalSpan;
-    let journal = journalOf(await this.store.readStream(streamId, { from, to }), runId);
-    if (new Set(journal.map((event) => event.seq)).size !== rangesSize(run.archivedSeqs)) {
-      journal = journalOf(await this.store.readStream(streamId, { to: loaded.version }), runId);
-    }
+    // The journal as the fold kept it before it was archived: in seq order, the first delivery of each seq.
+    const journalIn = async (range: { from?: number; to: number }) =>
+      flattenJournal(journalFromEvents(runId, (await this.store.readStreamData(streamId, range)) as SessionEvent[]));
+    let journal = await journalIn({ from, to });
+    if (journal.length !== rangesSize(run.archivedSeqs)) journal = await journalIn({ to: loaded.version });
     return { exists: true, run: { ...run, journal } };
   }
 
@@ -339,15 +339,4 @@ export class SessionViews {
     this.latestTranscripts.clear();
     this.streamingOutputs.clear();
   }
-}
-
-/** The run's journal events among stored events, in stream order (the fold's `JournalEvent`s). */
-function journalOf(events: readonly StoredEvent[], runId: string): JournalEvent[] {
-  const journal: JournalEvent[] = [];
-  for (const { type, data } of events) {
-    if (type !== 'JournalEventRecorded') continue;
-    const recorded = data as JournalEventRecordedData;
-    if (recorded.runId === runId) journal.push(journalEventOf(recorded));
-  }
-  return journal;
 }
