@@ -4,7 +4,9 @@ import { runInNewContext } from 'node:vm';
 import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
 import { InMemoryEventStore, PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { estimatedBytes, SessionViews, snapshotDue } from './session-views.js';
+import { estimatedBytes } from './session-state.cache.js';
+import { SessionViews } from './session-views.js';
+import { snapshotDue } from './snapshot.scheduler.js';
 import { SnapshotStore } from './snapshot-store.js';
 
 let database: TestDatabase;
