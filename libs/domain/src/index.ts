@@ -123,7 +123,7 @@ export { stripWorkspacePrefix } from './transcript-merge/workspace-prefix.rule.j
 export { isStampedInTurn, promptMatchOf, type PromptMatch, type SubmittedPrompt } from './transcript-merge/prompt-match.rule.js';
 export { looseText, FUZZY_MAX_KEYS, FUZZY_MAX_CHARS } from './transcript-merge/fuzzy-text.match.js';
 export { mergeKey, dedupKey, contentKey, visibleKey, visibleTextOf } from './transcript-merge/comparison-keys.builder.js';
-export { keyRow, k1Of, k2Of, k3Of, k4Of, keyString, sameKey } from './transcript-merge/comparison-keys.builder.js';
+export { keyRow, mergeKeyOf, dedupKeyOf, contentKeyOf, visibleKeyOf, keyString, sameKey } from './transcript-merge/comparison-keys.builder.js';
 export type { KeyedRow, Side } from './transcript-merge/comparison-keys.builder.js';
 export { backfillMeta } from './transcript-merge/display-meta.backfill.js';
 export { mirrorTextOf } from './transcript-merge/native-image.mirror.js';

@@ -31,16 +31,16 @@ import { recordProof } from './commit-fix.proof.js';
  *    what `attachApiContentFromState(A, N)` attaches.
  * 3. No ladder step (§2.3 C.4) inserts a row. A row with R14 (the sidecar owns an interrupted turn) skips the
  *    ladder. Otherwise every row of T gets one of three certificates, each depending on the row and on X only:
- *    - step ≤ 8: X holds its dedup key K2 (step 7 drops it), or its merge key K1 and it is in the sidecar's
+ *    - step ≤ 8: X holds its dedup key (step 7 drops it), or its merge key and it is in the sidecar's
  *      time range (step 8 drops it). Steps before only drop too. It never reaches the budget of step 9.
  *    - step 10: in range, no stable id, no tool calls, no possible row-id conflict, and a user row's content
- *      key K3 is in X (else a user row is inserted), and it is not a post-edit reply (W absent, its timestamp
- *      is not W, or its K3 is in X): step 10 drops it if it gets there.
- *    - step 9: X holds its visible key K4 at positions ≥ its index i in T in greater number than the rows
+ *      key is in X (else a user row is inserted), and it is not a post-edit reply (W absent, its timestamp
+ *      is not W, or its content key is in X): step 10 drops it if it gets there.
+ *    - step 9: X holds its visible key at positions ≥ its index i in T in greater number than the rows
  *      before it that may consume that budget: the replay pointer has advanced at most once per earlier row,
  *      so replays consumed only holders before position i, and step 9 consumes one holder per earlier row
- *      whose K4 hashes the same, or which has no holder of its own and may match it fuzzily (§2.1).
- *    The facts behind them (which keys X holds, the hash of K4, the last holder) only grow as X grows by
+ *      whose visible key hashes the same, or which has no holder of its own and may match it fuzzily (§2.1).
+ *    The facts behind them (which keys X holds, the hash of the visible key, the last holder) only grow as X grows by
  *    appends, so they are recorded per row at a fix and only the rows of N are keyed against A afterwards.
  * 4. Nothing else changes a row of X: no state row carries display metadata to backfill (R13), and neither
  *    the native-image mirror (step 1) nor the row-id fast path (step 3) can attach provider bytes (no rich row
