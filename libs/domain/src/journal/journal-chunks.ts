@@ -121,7 +121,7 @@ export function insertJournalEvent(transient: ChunkOwner, chunks: JournalChunks,
   return owned;
 }
 
-/** The owner of a journal built from nothing here: every array in it was made by the build, so it is written in place. */
+/** The owner of a journal built here from nothing: every array in it was made by the build, so is written in place. */
 const BUILDER: ChunkOwner = { adopt: (value) => value, ownArray: <T>(value: readonly T[]): T[] => value as T[] };
 
 /** The journal that raw deliveries (any order, repeats allowed) make, built as the fold builds one. */

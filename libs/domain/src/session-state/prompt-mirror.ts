@@ -10,7 +10,7 @@ import { promptMatchOf, type SubmittedPrompt } from '../transcript-merge/prompt-
  *   multipart user row stamped in P's turn, later text parts are agent-only), and
  * - R is older than the next user row shown after P (a later turn with the same opening text has its own row).
  * P is one of: the pending prompt row, the prompt row of an interrupted run (the recovered pending row, or the
- * row the run found already showing its prompt), the pending turn a commit fix lands (not a row yet), or a
+ * row the run found already showing its prompt), the pending turn a commit lands (not a row yet), or a
  * committed user row that carries R's rowId (an agent-store recovery commits the prompt so: exact pairing).
  * R must not be shown by another row (its rowId carried elsewhere). Each P takes the first unclaimed R in rowId
  * order. A mirrored R is never merged into the display (P stands for it, keeping its attachments and time);
@@ -18,12 +18,12 @@ import { promptMatchOf, type SubmittedPrompt } from '../transcript-merge/prompt-
  * Pure and deterministic: a function of the rows alone.
  */
 export interface TurnPrompt extends SubmittedPrompt {
-  /** Index of the prompt row in the rows paired; null: the pending turn a commit fix lands. */
+  /** Index of the prompt row in the rows paired; null: the pending turn a commit lands. */
   readonly index: number | null;
 }
 
 export interface MirrorPair {
-  /** The prompt row's index (null: the turn a commit fix lands). */
+  /** The prompt row's index (null: the turn a commit lands). */
   readonly prompt: number | null;
   readonly agentRow: StateRow;
 }

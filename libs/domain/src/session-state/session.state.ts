@@ -5,7 +5,7 @@ import { emptyRunTable, findRun, type RunTable } from './run-table.js';
 /**
  * The fold state of one session. It holds the raw inputs, not the merged transcript: `render` merges, so a
  * token event costs a push. It is plain JSON (a snapshot is `JSON.stringify(state)`), and it is never
- * mutated once returned by `evolve`. What the commit fast path proves with is not part of it (commit-fix.proof.ts).
+ * mutated once returned by `evolve`. What the commit fast path proves with is not part of it (fix-point.proof.ts).
  */
 export interface PendingTurnView {
   readonly runId: string;

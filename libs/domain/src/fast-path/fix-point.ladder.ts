@@ -1,15 +1,15 @@
 import { keyRow, visibleTextOf, type KeyedRow } from '../transcript-merge/comparison-keys.builder.js';
 import { looseText } from '../transcript-merge/fuzzy-text.match.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { factsOf, type SidecarKeys } from './commit-fix.keys.js';
-import { FACT_MERGE_KEY, FACT_DEDUP_KEY, FACT_CONTENT_KEY, FACT_VISIBLE_KEY, FACT_SAFE10, STRIDE } from './commit-fix.rows.js';
+import { factsOf, type SidecarKeys } from './fix-point.keys.js';
+import { FACT_MERGE_KEY, FACT_DEDUP_KEY, FACT_CONTENT_KEY, FACT_VISIBLE_KEY, FACT_SAFE10, STRIDE } from './fix-point.rows.js';
 import { apiContentOf, stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 
-/** Condition 3 of the fix proof (commit-fix.ts): certificates that the merge ladder drops every state row. */
+/** Condition 3 of the fix point proof (fix-point.ts): certificates that the merge ladder drops every state row. */
 
 /**
- * The state rows of this merge, T = T0 ++ N (condition 1 for T): the rows merged at the fix are unchanged and
- * still included, the new ones sort after them. `facts` continues `FixPoint.rows` (stride 4) with a zero entry
+ * The state rows of this merge, T = T0 ++ N (condition 1 for T): the rows merged at the last fix point are
+ * unchanged and still included, the new ones sort after them. `facts` continues `FixPoint.rows` (stride 4) with a zero entry
  * per new row; `rows[i]` is the state row of entry i.
  */
 export interface MergedRows {
@@ -20,7 +20,7 @@ export interface MergedRows {
   readonly probes: KeyedRow[];
 }
 
-/** The probe of merged row `index`: its keys are built once per fix, whoever asks. */
+/** The probe of merged row `index`: its keys are built once per commit, whoever asks. */
 export const probeAt = (merged: MergedRows, index: number): KeyedRow => (merged.probes[index] ??= keyRow(merged.rows[index], 'state'));
 
 /** Whether step 9 might match `probe` fuzzily to the entry of `target`'s visible key (an over-approximation of §2.1). */

@@ -2,7 +2,7 @@ import { backfillMeta } from '../transcript-merge/display-meta.backfill.js';
 import { mirrorTextOf } from '../transcript-merge/native-image.mirror.js';
 import type { MessageRow } from '../messages/message-row.js';
 
-/** Row facts and helpers the commit fix proof (commit-fix.ts) reasons with. */
+/** Row facts and helpers the fix point proof (fix-point.ts) reasons with. */
 
 /** Bits of `FixPoint.rows` facts: what the expansion holds for a state row. */
 export const FACT_MERGE_KEY = 1;

@@ -13,7 +13,7 @@ import {
   type KeyedRow,
 } from '../transcript-merge/comparison-keys.builder.js';
 import type { MessageRow } from '../messages/message-row.js';
-import { FACT_CONTENT_KEY, FACT_DEDUP_KEY, FACT_MERGE_KEY, FACT_VISIBLE_KEY, keyHash32 } from './commit-fix.rows.js';
+import { FACT_CONTENT_KEY, FACT_DEDUP_KEY, FACT_MERGE_KEY, FACT_VISIBLE_KEY, keyHash32 } from './fix-point.rows.js';
 import { stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 
 /**
@@ -56,10 +56,10 @@ const secondOf = (row: MessageRow): number | null => {
 };
 
 /**
- * The keys of the few rows S gained since the fix, computed only for rows that could share them: the dedup key
- * needs the same exact timestamp, the merge key the same whole second (or a stable id), the content and visible
- * keys the same role. Keys are compared part by part (`sameKey`, equal exactly when their strings are): a key
- * holds a whole text and its provider bytes, so joining them into one string per comparison would copy both
+ * The keys of the few rows S gained since the last fix point, computed only for rows that could share them: the
+ * dedup key needs the same exact timestamp, the merge key the same whole second (or a stable id), the content and
+ * visible keys the same role. Keys are compared part by part (`sameKey`, equal exactly when their strings are): a
+ * key holds a whole text and its provider bytes, so joining them into one string per comparison would copy both
  * each time.
  */
 export function appendedKeys(rows: readonly MessageRow[], offset: number): SidecarKeys {
@@ -107,6 +107,6 @@ export function factsOf(probe: KeyedRow, keys: SidecarKeys, sidecarMaxTs: number
   } else if (keys.hasContentKey(probe)) mask |= FACT_CONTENT_KEY;
   const holders = keys.holdersOfVisibleKey(probe);
   if (holders.length > 0) mask |= FACT_VISIBLE_KEY;
-  // The hash is of the visible key's string (visibleKey(row, 'state')), as fix points stored before record it.
+  // The hash is of the visible key's string (visibleKey(row, 'state')), as fix points recorded before hold it.
   return { mask, hash: keyHash32(keyString(visibleKeyOf(probe))), holder: holders.at(-1) ?? -1 };
 }
