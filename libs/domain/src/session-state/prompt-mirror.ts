@@ -44,7 +44,7 @@ const MIRROR_RULE = ['first_text_part'] as const;
 
 /** The rule above, for one agent row and one prompt (without the pairing constraints). */
 export function mirrorsPrompt(agentRow: MessageRow, prompt: SubmittedPrompt): boolean {
-  return isMultipartUser(agentRow) && promptMatchOf(agentRow, prompt, MIRROR_RULE) !== null;
+  return promptMatchOf(agentRow, prompt, MIRROR_RULE) !== null;
 }
 
 /** The time of the first user row after `index`, the bound of that prompt's turn (Infinity: none). */
