@@ -105,19 +105,23 @@ describe('reads of a session whose marker waits for its journal (reference: lazy
 });
 
 describe('an agent store ahead of a dead turn (reference: state.db self-heal)', () => {
-  it('is adopted by the sweep: the transcript and the context gain the agent rows, the pending turn clears, no marker', async () => {
+  it.each([
+    ['as typed', 'rr-heal', 'new request'],
+    ['under a legacy workspace tag holding a Windows path (no `]` inside, §2.1 R2)', 'rr-heal-legacy', '[Workspace: C:\\Users\\dev\\]\nnew request'],
+  ])('is adopted by the sweep, its prompt stored %s: the transcript and the context gain the agent rows, the pending turn clears, no marker', async (_stored, sessionId, prompt) => {
     const submittedAt = clock() - 120;
-    const { uiRows, agentRows } = aheadOfUi(submittedAt);
-    await pendingTurn({ sessionId: 'rr-heal', runId: 'rr-heal-run', submittedAt, uiRows });
-    await observeRows('rr-heal', agentRows, submittedAt + 4);
-    expect(contents((await transcript('rr-heal')).messages)).toEqual(['old question', 'old answer', 'new request']);
+    const ahead = aheadOfUi(submittedAt);
+    const agentRows = ahead.agentRows.map((row) => (row.content === 'new request' ? { ...row, content: prompt } : row));
+    await pendingTurn({ sessionId, runId: `${sessionId}-run`, submittedAt, uiRows: ahead.uiRows });
+    await observeRows(sessionId, agentRows, submittedAt + 4);
+    expect(contents((await transcript(sessionId)).messages)).toEqual(['old question', 'old answer', 'new request']);
 
-    await sweepUntil(() => decided('rr-heal'));
-    expect((await eventTypes('rr-heal')).at(-1)).toBe('TurnRecoveredFromAgentStore');
-    expect(contents((await transcript('rr-heal')).messages)).toEqual(agentRows.map((row) => row.content));
-    expect((await transcript('rr-heal', 'context')).messages.at(-1)?.content).toBe('latest live progress');
-    expect((await summary('rr-heal')).pendingTurn).toBeNull();
-    expect(await markers('rr-heal')).toEqual([]);
+    await sweepUntil(() => decided(sessionId));
+    expect((await eventTypes(sessionId)).at(-1)).toBe('TurnRecoveredFromAgentStore');
+    expect(contents((await transcript(sessionId)).messages)).toEqual(agentRows.map((row) => row.content));
+    expect((await transcript(sessionId, 'context')).messages.at(-1)?.content).toBe('latest live progress');
+    expect((await summary(sessionId)).pendingTurn).toBeNull();
+    expect(await markers(sessionId)).toEqual([]);
   });
 });
 

@@ -4,7 +4,9 @@ import { runInNewContext } from 'node:vm';
 import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
 import { InMemoryEventStore, PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { estimatedBytes, SessionViews, snapshotDue } from './session-views.js';
+import { estimatedBytes } from './session-state.cache.js';
+import { SessionViews } from './session-views.js';
+import { snapshotDue } from './snapshot.scheduler.js';
 import { SnapshotStore } from './snapshot-store.js';
 
 let database: TestDatabase;
@@ -208,5 +210,18 @@ describe('a settled run’s journal, archived in the state', () => {
     expect(again?.journalSpan).toEqual([6, 7]);
     expect(again?.journal.map((event) => event.seq)).toEqual([1, 2, 4]);
     expect(await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).loadRun('never-started', 'r1')).toEqual({ exists: false, run: undefined });
+  });
+
+  it('reads it back as the fold kept it: in seq order, the first delivery of a seq', async () => {
+    const store = new PostgresEventStore(pool);
+    const late = 'views-journal-late';
+    const [started, submitted, hel, , lo, settled] = events;
+    await store.append(toSessionStreamId(late), [started, submitted, lo, hel, journal('r1', 2, 'repeat'), settled]);
+    const run = (await new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 }).loadRun(late, 'r1')).run;
+    expect(run?.archivedSeqs).toEqual([[1, 2]]);
+    expect(run?.journal.map((event) => [event.seq, event.payload?.['text']])).toEqual([
+      [1, 'Hel'],
+      [2, 'lo'],
+    ]);
   });
 });

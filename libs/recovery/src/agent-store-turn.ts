@@ -1,8 +1,12 @@
 import {
   evolve,
+  hasToolCalls,
+  isStampedInTurn,
+  promptMatchOf,
   render,
-  type ContentPart,
+  rowText,
   type MessageRow,
+  type PromptMatch,
   type SessionState,
   type SessionView,
 } from '#domain';
@@ -23,18 +27,10 @@ import {
  * storing the prompt gets `TurnInterrupted` (a marker, journal recovery) instead of a silent prompt-only
  * transcript, and an old identical exchange never swallows a new prompt.
  *
- * A user row IS THE PENDING PROMPT (normalised = workspace prefix stripped, whitespace collapsed, like the
- * reference pre-pass compares user rows) when
- * (a) `visible_text`: its visible text — the string content, or the text parts of a multipart row joined
- *     by "\n" (images carry no text) — normalised equals the normalised prompt; or
- * (b) `first_text_part`: it is multipart, its FIRST text part normalised equals the normalised prompt, and
- *     it is stamped at or after the submission's second. The agent stores a native-image turn as one
- *     multipart row (reference §2.5 R15: the same turn as the scalar prompt, stamped with the submission
- *     time) and may append agent-only text parts (a recall note) after the user's text (seed
- *     `test_get_session_sync_keeps_pending_image_prompt_when_agent_row_is_proven`). Only the first text
- *     part is the user's; the timestamp keeps an earlier turn's row with the same opening text out.
- * A different first text part, an older row, or no answer after it (seed
- * `test_state_db_pending_image_row_alone_does_not_skip_stale_journal_recovery`) still interrupts.
+ * A row IS THE PENDING PROMPT when it holds it by the domain's prompt matching (`promptMatchOf`: its visible
+ * text, or for a native-image turn its first text part, compared without the workspace tag the agent store adds);
+ * rows of any origin in the display are asked alike. A different first text part, an older row, or no answer
+ * after it (seed `test_state_db_pending_image_row_alone_does_not_skip_stale_journal_recovery`) still interrupts.
  */
 export interface AgentStoreCheck {
   readonly holdsTurn: boolean;
@@ -48,43 +44,8 @@ export interface AgentStoreCheck {
   readonly promptMatch: PromptMatch | null;
 }
 
-export type PromptMatch = 'visible_text' | 'first_text_part';
-
-const WORKSPACE_PREFIX = /^\s*\[Workspace(?:::v1)?: (?:\\[\s\S]|[^\]\\])*\]\s*/u;
-
-const normalise = (text: string): string => text.replace(WORKSPACE_PREFIX, '').replace(/\s+/gu, ' ').trim();
-
-/** The text parts of a multipart content, in order. */
-function textParts(content: readonly ContentPart[]): string[] {
-  const texts: string[] = [];
-  for (const part of content as readonly { readonly type?: unknown; readonly text?: unknown }[]) {
-    if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
-  }
-  return texts;
-}
-
-/** The visible text of a row: its string content, or its text parts joined by "\n". */
-function textOf(row: MessageRow): string {
-  const content = row.content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return textParts(content).join('\n');
-}
-
-/** Which rule (see above) makes `row` the pending prompt `prompt` (normalised) of a turn starting at `turnStart`. */
-function promptMatchOf(row: MessageRow, prompt: string, turnStart: number): PromptMatch | null {
-  if (row.role !== 'user') return null;
-  if (normalise(textOf(row)) === prompt) return 'visible_text';
-  if (!Array.isArray(row.content) || typeof row.timestamp !== 'number' || row.timestamp < turnStart) return null;
-  const [first] = textParts(row.content);
-  return first !== undefined && normalise(first) === prompt ? 'first_text_part' : null;
-}
-
 const isAnswer = (row: MessageRow): boolean =>
-  row.role === 'assistant' &&
-  row.error !== true &&
-  row.type !== 'interrupted' &&
-  (textOf(row).trim() !== '' || (row.toolCalls?.length ?? 0) > 0);
+  row.role === 'assistant' && row.error !== true && row.type !== 'interrupted' && (rowText(row).trim() !== '' || hasToolCalls(row));
 
 export function checkAgentStore(state: SessionState, shownView: SessionView, detectedAt: number): AgentStoreCheck {
   const pending = state.pending;
@@ -101,12 +62,10 @@ export function checkAgentStore(state: SessionState, shownView: SessionView, det
   };
   if (pending === null || state.stateRows.every((row) => row.active === false)) return none;
   const adopted = render(evolve(state, { type: 'TurnRecoveredFromAgentStore', data: { runId: pending.runId, detectedAt } })).display;
-  const prompt = normalise(pending.text);
-  const turnStart = Math.trunc(pending.submittedAt);
-  const isPrompt = (row: MessageRow): boolean => promptMatchOf(row, prompt, turnStart) !== null;
+  const isPrompt = (row: MessageRow): boolean => promptMatchOf(row, pending) !== null;
   const promptShown = shown.filter(isPrompt).length;
   const promptAdopted = adopted.filter(isPrompt).length;
-  const inTurn = (row: MessageRow): boolean => typeof row.timestamp === 'number' && row.timestamp >= turnStart;
+  const inTurn = (row: MessageRow): boolean => isStampedInTurn(row, pending.submittedAt);
   const promptIndex = adopted.findLastIndex((row) => isPrompt(row) && inTurn(row));
   const answer = promptIndex < 0 ? -1 : adopted.findIndex((row, index) => index > promptIndex && isAnswer(row) && inTurn(row));
   const holdsTurn = adopted.length > shown.length - 1 && promptAdopted >= promptShown && promptIndex >= 0 && answer >= 0;
@@ -123,6 +82,6 @@ export function checkAgentStore(state: SessionState, shownView: SessionView, det
     promptAdopted,
     promptIndex: promptIndex >= 0 ? promptIndex : null,
     answerIndex: answer >= 0 ? answer : null,
-    promptMatch: promptRow ? promptMatchOf(agentRow ?? promptRow, prompt, turnStart) : null,
+    promptMatch: promptRow ? promptMatchOf(agentRow ?? promptRow, pending) : null,
   };
 }

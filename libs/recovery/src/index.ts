@@ -1,6 +1,6 @@
 export * from './liveness-facts.js';
 export { LivenessRegistry, type LeaseRecord, type PutLease } from './liveness-registry.js';
-export { checkAgentStore, type AgentStoreCheck, type PromptMatch } from './agent-store-turn.js';
+export { checkAgentStore, type AgentStoreCheck } from './agent-store-turn.js';
 export {
   classifyCause,
   decideRecovery,

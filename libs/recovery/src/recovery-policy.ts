@@ -1,8 +1,7 @@
 import {
-  deriveJournalOutcome,
+  markerAwaitsJournal,
   render,
   runOf,
-  summarizeJournal,
   type InterruptionCause,
   type JournalRecoveryAbandoned,
   type SessionState,
@@ -98,9 +97,8 @@ function giveUps(state: SessionState, view: SessionView, now: number): JournalRe
     if (marker.status !== 'pending_journal') continue;
     const run = runOf(state, marker.runId);
     const interruption = run?.interruption;
-    if (!run || !interruption || interruption.abandoned) continue;
-    // The one marker rule (the decider's guard calls it too), so a proposal is never refused for disagreeing.
-    if (deriveJournalOutcome(summarizeJournal(run.runId, run.journal), false) !== 'pending_journal') continue;
+    // The decider's own guard, so a proposal is never refused for disagreeing with it.
+    if (!run || !interruption || !markerAwaitsJournal(run)) continue;
     const waited = now - interruption.detectedAt;
     if (waited < JOURNAL_GIVE_UP_SECONDS) continue;
     out.push({

@@ -174,6 +174,13 @@ describe('when the agent store already holds the turn (reference §4.5)', () => 
     expect(view.display.map((row) => row.content)).toEqual([prompt.content, answer.content]);
   });
 
+  it('recognises the prompt under a legacy workspace tag holding a Windows path (no `]` inside, reference §2.1 R2)', () => {
+    const legacy: StateRow = { ...prompt, content: '[Workspace: C:\\Users\\dev\\]\nSummarise the report' };
+    const state = stateOf(started, submitted(), observed(legacy, answer));
+    expect(checkAgentStore(state, render(state), now)).toMatchObject({ holdsTurn: true, promptShown: 1, promptAdopted: 1, promptMatch: 'visible_text' });
+    expect(decideRecovery({ state, liveness: facts(), now }).decisions.map((d) => d.type)).toEqual(['TurnRecoveredFromAgentStore']);
+  });
+
   it('interrupts instead when the agent rows hold the prompt but no answer', () => {
     const state = stateOf(started, submitted(), observed(prompt));
     expect(decideRecovery({ state, liveness: facts(), now }).decisions.map((d) => d.type)).toEqual(['TurnInterrupted']);

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type DomainError, evolve, evolveAll, initialSessionState, type SessionEvent, toSessionStreamId } from '#domain';
+import { type DomainError, evolve, evolveAll, initialSessionState, type SessionEvent, type StateRow, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import {
   createSessionEventStore,
@@ -216,6 +216,23 @@ describe('a sweep racing the async index projector (defect D5)', () => {
     expect(hooked.fired()).toBe(true);
     expect(result).toMatchObject({ examined: 1, interrupted: 1 });
     expect(await typesOf('d5-2')).toEqual(['SessionStarted', 'UserMessageSubmitted', 'TurnInterrupted']);
+  });
+});
+
+describe('a dead turn the agent store already holds', () => {
+  const observed = (...rows: StateRow[]): SessionEvent => ({ type: 'StateRowsObserved', data: { rows, observedAt: T0 + 5 } });
+  const answer: StateRow = { rowId: 2, role: 'assistant', content: 'Here it is.', timestamp: T0 + 2 };
+
+  it.each([
+    ['a workspace tag', 'heal-v1', '[Workspace::v1: /home/dev]\nWhere is my answer?'],
+    ['a legacy workspace tag holding a Windows path', 'heal-legacy', '[Workspace: C:\\Users\\dev\\]\nWhere is my answer?'],
+  ])('self-heals from the agent store when its prompt row carries %s', async (_tag, sessionId, content) => {
+    await given(sessionId, submitted(`${sessionId}-run`), observed({ rowId: 1, role: 'user', content, timestamp: T0 + 1 }, answer));
+    const { views, supervisor } = replica();
+    expect(await supervisor.sweep(T0 + 31)).toMatchObject({ examined: 1, interrupted: 0, recoveredFromAgentStore: 1, failed: 0 });
+    expect((await typesOf(sessionId)).at(-1)).toBe('TurnRecoveredFromAgentStore');
+    const { view } = await views.view(sessionId);
+    expect([view.pendingTurn, view.markers, view.display.map((row) => row.content)]).toEqual([null, [], [content, answer.content]]);
   });
 });
 

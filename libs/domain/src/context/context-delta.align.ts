@@ -1,12 +1,12 @@
 import type { MessageRow } from '../messages/message-row.js';
 import { attachApiContentFromState } from '../transcript-merge/api-content.prepass.js';
-import { k3Of, keyRow, type Side } from '../transcript-merge/comparison-keys.builder.js';
+import { contentKeyOf, keyRow, type Side } from '../transcript-merge/comparison-keys.builder.js';
 import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from '../transcript-merge/key.index.js';
 import { withTextMemo } from '../text/whitespace.js';
 
 /**
  * `state_db_delta_after_context` (reference §2.6): the agent-store rows that come after what the
- * model-facing context already holds. Alignment uses K3 (context verbatim, agent rows
+ * model-facing context already holds. Alignment uses the content key (context verbatim, agent rows
  * prefix-stripped) after the api_content pre-pass.
  */
 export function stateDeltaAfterContext(local: readonly MessageRow[], state: readonly MessageRow[]): MessageRow[] {
@@ -16,11 +16,11 @@ export function stateDeltaAfterContext(local: readonly MessageRow[], state: read
 function deltaAfterContext(local: readonly MessageRow[], state: readonly MessageRow[]): MessageRow[] {
   if (local.length === 0 || state.length === 0) return state.slice();
   const attached = attachApiContentFromState(local, state);
-  // K3 → a small integer, through the split-key index (no composite string per row).
+  // Content key → a small integer, through the split-key index (no composite string per row).
   const ids = createKeyIndex<number>();
   let next = 0;
   const idOf = (row: MessageRow, side: Side): number => {
-    const key = k3Of(keyRow(row, side));
+    const key = contentKeyOf(keyRow(row, side));
     let id = keyIndexGet(ids, key);
     if (id === undefined) keyIndexSetIfAbsent(ids, key, (id = next++));
     return id;

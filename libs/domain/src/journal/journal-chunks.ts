@@ -62,10 +62,38 @@ export function journalHasSeq(chunks: JournalChunks, seq: number): boolean {
   return indexIn(chunks[chunkFor(chunks, seq)], seq) >= 0;
 }
 
+/** What a run keeps of the seqs it recorded: its journal, or once it is archived the seqs alone (`archivedSeqs`). */
+export interface RecordedSeqs {
+  readonly journal: JournalChunks;
+  readonly archivedSeqs: SeqRanges | null;
+}
+
 /**
- * Adds one event in seq order (a seq already there is a late repeat and is dropped) and returns the journal to
- * store: `chunks` itself, written in place, when this fold owns it, else a copy of the chunk list and of the one
- * chunk that changes.
+ * Journal idempotency, the one rule: a run keeps the FIRST delivery of each seq, so a delivery of a seq it has
+ * recorded is a repeat and changes nothing. `insertJournalEvent` drops a repeat, and every journal is built by it
+ * (the fold, a journal read back from the stream, a summary of raw deliveries); the decider records only the
+ * deliveries of a batch that are not repeats (`freshDeliveries`), and answers a batch of repeats as a duplicate.
+ */
+export function isRepeatDelivery(recorded: RecordedSeqs, seq: number): boolean {
+  return recorded.archivedSeqs !== null ? rangesHaveSeq(recorded.archivedSeqs, seq) : journalHasSeq(recorded.journal, seq);
+}
+
+/** The deliveries of a batch that are not repeats, the batch taken in order (a seq twice in it: the first). */
+export function freshDeliveries<Delivery extends { readonly seq: number }>(
+  recorded: RecordedSeqs | undefined,
+  batch: readonly Delivery[],
+): Delivery[] {
+  const inBatch = new Set<number>();
+  return batch.filter(({ seq }) => {
+    if ((recorded !== undefined && isRepeatDelivery(recorded, seq)) || inBatch.has(seq)) return false;
+    inBatch.add(seq);
+    return true;
+  });
+}
+
+/**
+ * Adds one event in seq order (a repeat is dropped, `isRepeatDelivery`) and returns the journal to store: `chunks`
+ * itself, written in place, when this fold owns it, else a copy of the chunk list and of the one chunk that changes.
  */
 export function insertJournalEvent(transient: ChunkOwner, chunks: JournalChunks, event: JournalEvent): JournalChunks {
   const last = chunks.at(-1);
@@ -82,15 +110,25 @@ export function insertJournalEvent(transient: ChunkOwner, chunks: JournalChunks,
     }
     return owned;
   }
+  if (isRepeatDelivery({ journal: chunks, archivedSeqs: null }, event.seq)) return chunks;
   const at = chunkFor(chunks, event.seq);
   const index = indexIn(chunks[at], event.seq);
-  if (index >= 0) return chunks;
   const owned = transient.ownArray(chunks);
   const chunk = transient.ownArray(owned[at]);
   chunk.splice(-index - 1, 0, event);
   if (chunk.length >= 2 * JOURNAL_CHUNK) owned.splice(at, 1, transient.adopt(chunk.slice(0, JOURNAL_CHUNK)), transient.adopt(chunk.slice(JOURNAL_CHUNK)));
   else owned[at] = chunk;
   return owned;
+}
+
+/** The owner of a journal built here from nothing: every array in it was made by the build, so is written in place. */
+const BUILDER: ChunkOwner = { adopt: (value) => value, ownArray: <T>(value: readonly T[]): T[] => value as T[] };
+
+/** The journal that raw deliveries (any order, repeats allowed) make, built as the fold builds one. */
+export function journalOfDeliveries(deliveries: Iterable<JournalEvent>): JournalChunks {
+  let chunks: JournalChunks = [];
+  for (const event of deliveries) chunks = insertJournalEvent(BUILDER, chunks, event);
+  return chunks;
 }
 
 /** Inclusive `[from, to]` ranges of seqs, sorted and apart (no two touch): what is left of a settled run's journal. */

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import type { JournalEvent } from '../messages/message-row.js';
 import { journalEvents } from '../testing/journal-events.builder.js';
 import { Transient } from '../session-state/transient.js';
-import { flattenJournal, insertJournalEvent, JOURNAL_CHUNK, journalHasSeq, journalSize, type JournalChunks } from './journal-chunks.js';
+import {
+  flattenJournal,
+  freshDeliveries,
+  insertJournalEvent,
+  isRepeatDelivery,
+  JOURNAL_CHUNK,
+  journalHasSeq,
+  journalOfDeliveries,
+  journalSize,
+  type JournalChunks,
+} from './journal-chunks.js';
 
 /**
  * A chunked journal is the sorted, first-delivery-wins list of its deliveries, whatever their order, and a fold
@@ -64,6 +74,28 @@ describe('a chunked journal', () => {
         expect(flattenJournal(after)).toEqual(reference(deliveries));
       }),
       { numRuns: 200, seed: 10 },
+    );
+  });
+});
+
+describe('a delivery of a seq the run recorded (journal idempotency)', () => {
+  const journal = journalOfDeliveries([delivery(1, 0), delivery(3, 0)]);
+
+  it('is a repeat, whether the run keeps its journal or, archived, only its seqs', () => {
+    expect([1, 2, 3].map((seq) => isRepeatDelivery({ journal, archivedSeqs: null }, seq))).toEqual([true, false, true]);
+    expect([1, 2, 3].map((seq) => isRepeatDelivery({ journal: [], archivedSeqs: [[2, 3]] }, seq))).toEqual([false, true, true]);
+  });
+
+  it('is left out of a batch, and so is a second delivery of a seq within the batch', () => {
+    const batch = [delivery(3, 1), delivery(2, 1), delivery(4, 1), delivery(2, 2)];
+    expect(freshDeliveries({ journal, archivedSeqs: null }, batch)).toEqual([delivery(2, 1), delivery(4, 1)]);
+    expect(freshDeliveries(undefined, batch)).toEqual(batch.slice(0, 3));
+  });
+
+  it('changes nothing in a journal built from raw deliveries: the first delivery of each seq wins', () => {
+    fc.assert(
+      fc.property(deliveriesArb, (deliveries) => expect(flattenJournal(journalOfDeliveries(deliveries))).toEqual(reference(deliveries))),
+      { numRuns: 100, seed: 11 },
     );
   });
 });

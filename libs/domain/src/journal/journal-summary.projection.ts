@@ -1,4 +1,5 @@
 import type { JournalEvent } from '../messages/message-row.js';
+import { flattenJournal, journalOfDeliveries } from './journal-chunks.js';
 import { payloadText } from './journal-text.helpers.js';
 import { ws } from '../text/whitespace.js';
 import type { JournalState, JournalSummary, SeqGap, TerminalState } from './journal.types.js';
@@ -71,7 +72,7 @@ function seqGaps(ordered: readonly JournalEvent[]): SeqGap[] {
   return gaps;
 }
 
-/** Whether `events` already is what the dedupe and sort below return: valid seqs, strictly increasing. */
+/** Whether `events` already is a journal: valid seqs, strictly increasing. */
 function isOrdered(events: readonly JournalEvent[]): boolean {
   let previous = 0;
   for (const { seq } of events) {
@@ -81,15 +82,11 @@ function isOrdered(events: readonly JournalEvent[]): boolean {
   return true;
 }
 
-/** De-duplicated by seq (first delivery wins), sorted by seq, invalid seqs left out. */
-function orderedDeliveries(events: readonly JournalEvent[]): JournalEvent[] {
+/** The journal the deliveries make (first delivery of a seq wins, in seq order), invalid seqs left out. */
+function orderedDeliveries(events: readonly JournalEvent[]): readonly JournalEvent[] {
   // A stored journal is kept in this order (journal-chunks.ts) and is summarised on every derivation of its run.
   if (isOrdered(events)) return events.slice();
-  const bySeq = new Map<number, JournalEvent>();
-  for (const event of events) {
-    if (isValidSeq(event.seq) && !bySeq.has(event.seq)) bySeq.set(event.seq, event);
-  }
-  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  return flattenJournal(journalOfDeliveries(events.filter((event) => isValidSeq(event.seq))));
 }
 
 /** Folds raw deliveries of one run (any order, repeats allowed) into the journal read model. */

@@ -1,8 +1,11 @@
 import type { InterruptionCause, MarkerStatus } from '../messages/message-row.js';
 
+/** The phrases every marker's text holds (reference §3.1): how a marker row is told by its text (§3.10). */
+export const MARKER_PHRASES = ['Response interrupted', 'before this turn finished'] as const;
+const [HEADLINE, UNFINISHED] = MARKER_PHRASES;
+
 /** Shared opening of every "Response interrupted" marker (reference §3.1). */
-export const INTERRUPTED_MARKER_LEAD =
-  '**Response interrupted.**\n\nThe live response stream stopped before this turn finished.';
+export const INTERRUPTED_MARKER_LEAD = `**${HEADLINE}.**\n\nThe live response stream stopped ${UNFINISHED}.`;
 
 const RECOVERED_OUTCOME =
   'The partial output above was recovered from the run journal, but the interrupted agent process could not continue.';

@@ -1,6 +1,7 @@
 import type { MessageRow, ToolCard } from '../messages/message-row.js';
 import { rowText } from '../messages/message-text.js';
 import { ws } from '../text/whitespace.js';
+import { MARKER_PHRASES } from './marker-wording.constants.js';
 
 export interface PlacedRows {
   readonly rows: readonly MessageRow[];
@@ -52,8 +53,7 @@ export function canSupersedeMarker(rows: readonly MessageRow[], runText: string)
   if (rows.length < 2) return false;
   const last = rows[rows.length - 1];
   const text = rowText(last);
-  if (!isInterruptedMarker(last) || !text.includes('Response interrupted')) return false;
-  if (!text.includes('before this turn finished')) return false;
+  if (!isInterruptedMarker(last) || !MARKER_PHRASES.every((phrase) => text.includes(phrase))) return false;
   const prompt = rows.slice(0, -1).findLast((row) => row.role === 'user' && !row.error);
   return prompt !== undefined && ws(rowText(prompt)) === ws(runText);
 }

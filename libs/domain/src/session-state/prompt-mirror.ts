@@ -1,33 +1,29 @@
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { stripWorkspacePrefix } from '../transcript-merge/workspace-prefix.rule.js';
-import { ws } from '../text/whitespace.js';
+import { promptMatchOf, type SubmittedPrompt } from '../transcript-merge/prompt-match.rule.js';
 
 /**
  * The agent-store mirror of a turn's prompt: the inverse of reference §2.5 R15 (seeds "pending image prompt
  * ... proven" and "pending image row alone"). The agent stores a native-image turn as ONE multipart user row
  * R ([prompt text, image, maybe agent-only notes]); the UI shows the submitted (or recovered) prompt row P
  * (the text as typed, its attachments). R MIRRORS P when
- * - R is a user row whose content is multipart and whose FIRST text part, workspace prefix stripped and
- *   whitespace collapsed, equals P's text (later text parts are agent-only), and
- * - R is not older than the turn: R.timestamp ≥ trunc(submittedAt), and it is older than the next user row
- *   shown after P (a later turn with the same opening text has its own row).
+ * - R holds P's prompt by its first text part (transcript-merge/prompt-match.rule.ts `first_text_part`: R is a
+ *   multipart user row stamped in P's turn, later text parts are agent-only), and
+ * - R is older than the next user row shown after P (a later turn with the same opening text has its own row).
  * P is one of: the pending prompt row, the prompt row of an interrupted run (the recovered pending row, or the
- * row the run found already showing its prompt), the pending turn a commit fix lands (not a row yet), or a
+ * row the run found already showing its prompt), the pending turn a commit lands (not a row yet), or a
  * committed user row that carries R's rowId (an agent-store recovery commits the prompt so: exact pairing).
  * R must not be shown by another row (its rowId carried elsewhere). Each P takes the first unclaimed R in rowId
  * order. A mirrored R is never merged into the display (P stands for it, keeping its attachments and time);
  * in the context, P's content is R's (the provider-facing enriched row, with R's provider bytes if any).
  * Pure and deterministic: a function of the rows alone.
  */
-export interface TurnPrompt {
-  /** Index of the prompt row in the rows paired; null: the pending turn a commit fix lands. */
+export interface TurnPrompt extends SubmittedPrompt {
+  /** Index of the prompt row in the rows paired; null: the pending turn a commit lands. */
   readonly index: number | null;
-  readonly text: string;
-  readonly submittedAt: number;
 }
 
 export interface MirrorPair {
-  /** The prompt row's index (null: the turn a commit fix lands). */
+  /** The prompt row's index (null: the turn a commit lands). */
   readonly prompt: number | null;
   readonly agentRow: StateRow;
 }
@@ -41,24 +37,14 @@ export interface Unmirrored {
 /** A user row with multipart content: the only kind of row that can mirror a prompt. */
 export const isMultipartUser = (row: MessageRow): boolean => row.role === 'user' && Array.isArray(row.content);
 
-function firstTextPart(row: MessageRow): string | null {
-  if (!Array.isArray(row.content)) return null;
-  for (const part of row.content) {
-    if (part.type === 'text' && typeof part['text'] === 'string') return part['text'];
-  }
-  return null;
-}
-
 const finiteTime = (row: MessageRow): number | null =>
   typeof row.timestamp === 'number' && Number.isFinite(row.timestamp) ? row.timestamp : null;
 
+const MIRROR_RULE = ['first_text_part'] as const;
+
 /** The rule above, for one agent row and one prompt (without the pairing constraints). */
-export function mirrorsPrompt(agentRow: MessageRow, prompt: Pick<TurnPrompt, 'text' | 'submittedAt'>): boolean {
-  if (!isMultipartUser(agentRow)) return false;
-  const ts = finiteTime(agentRow);
-  if (ts === null || !Number.isFinite(prompt.submittedAt) || ts < Math.trunc(prompt.submittedAt)) return false;
-  const first = firstTextPart(agentRow);
-  return first !== null && stripWorkspacePrefix(first) === ws(prompt.text);
+export function mirrorsPrompt(agentRow: MessageRow, prompt: SubmittedPrompt): boolean {
+  return promptMatchOf(agentRow, prompt, MIRROR_RULE) !== null;
 }
 
 /** The time of the first user row after `index`, the bound of that prompt's turn (Infinity: none). */

@@ -1,11 +1,11 @@
 import type { InterruptionCause, JournalEvent, MessageRow, StateRow } from '../messages/message-row.js';
-import { flattenJournal, journalHasSeq, rangesHaveSeq, type JournalChunks, type SeqRanges } from '../journal/journal-chunks.js';
+import { flattenJournal, type JournalChunks, type SeqRanges } from '../journal/journal-chunks.js';
 import { emptyRunTable, findRun, type RunTable } from './run-table.js';
 
 /**
  * The fold state of one session. It holds the raw inputs, not the merged transcript: `render` merges, so a
  * token event costs a push. It is plain JSON (a snapshot is `JSON.stringify(state)`), and it is never
- * mutated once returned by `evolve`. What the commit fast path proves with is not part of it (commit-fix.proof.ts).
+ * mutated once returned by `evolve`. What the commit fast path proves with is not part of it (fix-point.proof.ts).
  */
 export interface PendingTurnView {
   readonly runId: string;
@@ -98,10 +98,6 @@ export interface SessionState {
 
 /** The stored run (journal in chunks): what the fold and the deciders read. */
 export const storedRunOf = (state: SessionState, runId: string): StoredRun | undefined => findRun(state.runs, runId);
-
-/** A journal event with this seq was recorded for the run (its journal, or what is kept of it once archived). */
-export const runHasSeq = (run: StoredRun, seq: number): boolean =>
-  run.archivedSeqs !== null ? rangesHaveSeq(run.archivedSeqs, seq) : journalHasSeq(run.journal, seq);
 
 /** The run with its journal as one array (allocates it: for readers, not for the fold's hot path). */
 export function runOf(state: SessionState, runId: string): RunRecord | undefined {

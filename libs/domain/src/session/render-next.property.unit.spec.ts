@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { canonicalJson, evolve, initialSessionState, render, renderInputsOf, renderNext, renderTranscript, rendersSameTranscript } from '../index.js';
+import { canonicalJson, evolve, initialSessionState, render, renderInputsOf, renderNext, renderTranscript } from '../index.js';
+import { rendersSameTranscript } from './render-next.js';
 import type { SessionEvent, SessionState, SessionView } from '../index.js';
 import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../canonical/canonical-json.js';
 import type { StateRow } from '../messages/message-row.js';
-import { runHasSeq, storedRunOf, type SessionState } from '../session-state/session.state.js';
+import { freshDeliveries } from '../journal/journal-chunks.js';
+import { storedRunOf, type SessionState } from '../session-state/session.state.js';
 import { findStateRow, storedStateRow } from '../session-state/state-rows.js';
 import { DomainError } from '../errors/domain.error.js';
 import { requireOpenSession, requireSession, validated } from './decider.guards.js';
@@ -32,10 +33,7 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
       const data = validated(schemas.RecordJournalEvents, command.data);
       requireSession(state);
       // A binary search per event in the stored chunks: a batch costs the same on a run with 10,000 tokens.
-      const run = storedRunOf(state, data.runId);
-      const recorded = run === undefined ? () => false : (seq: number) => runHasSeq(run, seq);
-      const inBatch = new Set<number>();
-      const fresh = data.events.filter((event) => !recorded(event.seq) && !inBatch.has(event.seq) && inBatch.add(event.seq));
+      const fresh = freshDeliveries(storedRunOf(state, data.runId), data.events);
       if (fresh.length === 0) return DUPLICATE;
       return appendEvents(...fresh.map((event) => ({ type: 'JournalEventRecorded' as const, data: { runId: data.runId, ...event } })));
     }

@@ -7,10 +7,10 @@ import {
   projectSession,
   render,
   renderTranscript,
-  type JournalEventRecorded,
   type SessionEvent,
   type SessionState,
 } from '../index.js';
+import type { JournalEventRecorded } from '../events/session.events.js';
 import { sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { abandoned, assistant, interrupted, observed, recorded, started, stateRow, submitted, user } from '../testing/session.fixtures.js';
 

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../events/session.events.js';
-import { carryProof } from '../fast-path/commit-fix.proof.js';
+import { carryProof } from '../fast-path/fix-point.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { Transient } from '../session-state/transient.js';
 import { addSeqToRanges, insertJournalEvent, journalEventOf } from '../journal/journal-chunks.js';
@@ -15,8 +15,8 @@ import {
 /** Internal knobs of the fold; the default is what production uses. */
 export interface FoldOptions {
   /**
-   * The reference path, for tests: every commit fix runs the full merge instead of skipping it when
-   * `fastFix` proves its result (fast-path/commit-fix.ts). Both paths give the same state.
+   * The reference path, for tests: every commit runs the full merge to its fix point instead of skipping it when
+   * `fastFixPoint` proves its result (fast-path/fix-point.ts). Both paths give the same state.
    */
   readonly alwaysMerge?: boolean;
 }

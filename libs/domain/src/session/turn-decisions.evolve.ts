@@ -6,8 +6,8 @@ import type {
 } from '../events/session.events.js';
 import type { MessageRow } from '../messages/message-row.js';
 import { canSupersede } from './marker-supersede.policy.js';
-import { commitFix } from '../fast-path/commit-fix.js';
-import { forgetProof } from '../fast-path/commit-fix.proof.js';
+import { reachFixPoint } from '../fast-path/fix-point.js';
+import { forgetProof } from '../fast-path/fix-point.proof.js';
 import { seqRangesOf } from '../journal/journal-chunks.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { type Transient } from '../session-state/transient.js';
@@ -21,12 +21,12 @@ import { collapseMerged, mergeWithSources } from '../session-state/transcript.me
  * A commit (a settle or a recovery decision) first fixes the merged display the turn ran on (S merged with T,
  * rows the pending turn holds back excluded) as the new S, then lands the turn. Agent rows shown then (an
  * external gateway turn seen before this UI turn) stay shown, even where a merge of the final lists alone would
- * drop them because the new turn's rows are newer. The fix is exactly the full merge's, proven or run
- * (fast-path/commit-fix.ts). Returns the state rows it adopted. `landing`: the pending turn it lands, whose agent
+ * drop them because the new turn's rows are newer. The fix point is exactly the full merge's, proven or run
+ * (fast-path/fix-point.ts). Returns the state rows it adopted. `landing`: the pending turn it lands, whose agent
  * mirror (prompt-mirror.ts) it does not adopt.
  */
 function commitDisplay(transient: Transient, draft: Draft, landing: TurnPrompt | null = null): readonly MessageRow[] {
-  const { committed, adopted } = commitFix(draft, transient, landing);
+  const { committed, adopted } = reachFixPoint(draft, transient, landing);
   if (committed !== draft.committed) draft.committed = transient.adopt(committed as CommittedEntry[]);
   return adopted;
 }

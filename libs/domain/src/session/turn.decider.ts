@@ -14,10 +14,10 @@ const alreadyDecided = (runId: string, outcome: RunOutcome): DomainError =>
   new DomainError('TURN_ALREADY_DECIDED', `run ${runId} already ended (${outcome})`);
 
 /**
- * A recovery decision acts on the pending turn only. Deciding the same run the same way again is a duplicate;
- * a run that ended otherwise is TURN_ALREADY_DECIDED; any other run is TURN_NOT_PENDING.
+ * The run a recovery decision acts on: the pending turn only. Deciding the same run the same way again is a
+ * duplicate; a run that ended otherwise is TURN_ALREADY_DECIDED; any other run is TURN_NOT_PENDING.
  */
-function decidePendingTurn(state: SessionState, runId: string | null, sameOutcome: RunOutcome): string | Decision {
+function recoveryDecisionTarget(state: SessionState, runId: string | null, sameOutcome: RunOutcome): string | Decision {
   requireOpenSession(state);
   const target = runId ?? state.pending?.runId ?? null;
   const outcome = target === null ? null : (storedRunOf(state, target)?.outcome ?? null);
@@ -56,13 +56,13 @@ export function decideTurnCommand(command: TurnCommand, state: SessionState): De
     }
     case 'InterruptTurn': {
       const data = validated(schemas.InterruptTurn, command.data);
-      const target = decidePendingTurn(state, data.runId, 'interrupted');
+      const target = recoveryDecisionTarget(state, data.runId, 'interrupted');
       if (typeof target !== 'string') return target;
       return appendEvents({ type: 'TurnInterrupted', data });
     }
     case 'RecoverTurnFromAgentStore': {
       const data = validated(schemas.RecoverTurnFromAgentStore, command.data);
-      const target = decidePendingTurn(state, data.runId, 'recovered_from_agent_store');
+      const target = recoveryDecisionTarget(state, data.runId, 'recovered_from_agent_store');
       if (typeof target !== 'string') return target;
       return appendEvents({ type: 'TurnRecoveredFromAgentStore', data });
     }

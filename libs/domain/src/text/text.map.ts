@@ -9,7 +9,7 @@ export const V8_MAX_HASHED_LENGTH = 16_383;
 /**
  * Two 32-bit multiplicative hashes of every UTF-16 unit, plus the length. Collisions only cost a
  * compare. The last digest is kept: a lookup and the insert after it, or two keys with one text as
- * head (K1 and K2), ask for the same text in a row. It is a function of the string alone.
+ * head (the merge and dedup keys), ask for the same text in a row. It is a function of the string alone.
  */
 let lastText: string | null = null;
 let lastDigest = '';

@@ -12,13 +12,16 @@ import { withTextMemo, ws } from '../text/whitespace.js';
  * Tiers run in order, each pairing only mutually unique compatible rows, never by list position.
  *
  * Every tier files the open rows of each side once, in a Map keyed by the tier key joined with an
- * interned visible-content id, so a lookup only meets rows that already share the tier key and the
- * content; a group with many rows answers through id / row-id sub-indexes instead of a scan, so
+ * interned pairing-text id, so a lookup only meets rows that already share the tier key and the
+ * text; a group with many rows answers through id / row-id sub-indexes instead of a scan, so
  * repeated content (empty tool-call rows, "OK") cannot make a tier quadratic.
  */
 
-/** A visible-content key of the pre-pass: role (user or assistant) and normalised text. */
-interface ContentKey {
+/**
+ * What the pre-pass pairs rows by besides the tier key (reference §2.2 "visible content"): role (user or
+ * assistant) and normalised text. Not the content key of the merge (comparison-keys.builder.ts).
+ */
+interface PairingText {
   readonly role: 'user' | 'assistant';
   readonly text: string;
 }
@@ -32,15 +35,15 @@ interface Identity {
 interface Party extends Identity {
   readonly row: MessageRow;
   readonly ts: number | null;
-  /** Interned visible-content keys; a rich user row also answers to its `[screenshot]` mirror text. */
-  readonly contents: readonly number[];
+  /** Interned pairing texts; a rich user row also answers to its `[screenshot]` mirror text. */
+  readonly texts: readonly number[];
 }
 
 type Pair = readonly [sidecar: number, state: number];
 
-/** The visible-content keys of a row: user text prefix-stripped (either side), assistant text ws'd, plus the mirror. */
-function contentKeysOf(row: MessageRow): ContentKey[] {
-  const keys: ContentKey[] = [];
+/** The pairing texts of a row: user text prefix-stripped (either side), assistant text ws'd, plus the mirror. */
+function pairingTextsOf(row: MessageRow): PairingText[] {
+  const keys: PairingText[] = [];
   if (row.role === 'user' || row.role === 'assistant') {
     const content = contentStringOf(row);
     keys.push({ role: row.role, text: row.role === 'user' ? stripWorkspacePrefix(content) : ws(content) });
@@ -50,12 +53,12 @@ function contentKeysOf(row: MessageRow): ContentKey[] {
   return keys;
 }
 
-/** Content keys → small integers, one table per pre-pass, so tier keys stay short strings. */
-class ContentIds {
+/** Pairing texts → small integers, one table per pre-pass, so tier keys stay short strings. */
+class PairingTextIds {
   private readonly byRole = { user: new TextMap<number>(), assistant: new TextMap<number>() };
   private next = 0;
 
-  idOf(key: ContentKey): number {
+  idOf(key: PairingText): number {
     const table = this.byRole[key.role];
     let id = table.get(key.text);
     if (id === undefined) table.set(key.text, (id = this.next++));
@@ -68,10 +71,10 @@ function identityOf(row: MessageRow): Identity {
   return { id: stableIdOf(row), rowId: rowId.kind === 'valid' ? rowId.value : null };
 }
 
-function partyOf(row: MessageRow, ids: ContentIds): Party {
+function partyOf(row: MessageRow, ids: PairingTextIds): Party {
   const { id, rowId } = identityOf(row);
-  const contents = contentKeysOf(row).map((key) => ids.idOf(key));
-  return { row, id, rowId, ts: timestampOf(row), contents };
+  const texts = pairingTextsOf(row).map((key) => ids.idOf(key));
+  return { row, id, rowId, ts: timestampOf(row), texts };
 }
 
 /** Invalid provenance (bad row id, non-finite timestamp) is consumed up front and never matched. */
@@ -85,19 +88,19 @@ function identitiesAgree(a: Identity, b: Identity): boolean {
   return a.rowId === null || b.rowId === null || a.rowId === b.rowId;
 }
 
-/** "Compatible" of §2.2 (identities agree, a visible-content key is shared), also used by the row-id fast path of the ladder. */
+/** "Compatible" of §2.2 (identities agree, a pairing text is shared), also used by the row-id fast path of the ladder. */
 export function rowsCompatible(sidecarRow: MessageRow, stateRow: MessageRow): boolean {
   if (!identitiesAgree(identityOf(sidecarRow), identityOf(stateRow))) return false;
-  const sidecarKeys = contentKeysOf(sidecarRow);
-  return contentKeysOf(stateRow).some((t) => sidecarKeys.some((s) => s.role === t.role && s.text === t.text));
+  const sidecarKeys = pairingTextsOf(sidecarRow);
+  return pairingTextsOf(stateRow).some((t) => sidecarKeys.some((s) => s.role === t.role && s.text === t.text));
 }
 
 /**
- * A tier: its key for one content id of a party (null = the party takes no part), and whether a
+ * A tier: its key for one pairing-text id of a party (null = the party takes no part), and whether a
  * pair needs at least one side without a timestamp (tier 5).
  */
 interface Tier {
-  readonly key: (party: Party, content: number) => string | null;
+  readonly key: (party: Party, text: number) => string | null;
   readonly oneSideUntimed: boolean;
 }
 
@@ -115,7 +118,7 @@ export function attachApiContentFromState(sidecar: readonly MessageRow[], state:
 function attachByTiers(sidecar: readonly MessageRow[], state: readonly MessageRow[]): MessageRow[] {
   const candidates = state.filter((row) => (row.role === 'user' || row.role === 'assistant') && apiContentOf(row) !== null);
   if (candidates.length === 0 || sidecar.length === 0) return sidecar.slice();
-  const ids = new ContentIds();
+  const ids = new PairingTextIds();
   const s = sidecar.map((row) => partyOf(row, ids));
   const t = candidates.map((row) => partyOf(row, ids));
   const openS = new Set(s.flatMap((p, i) => (hasValidProvenance(p.row) ? [i] : [])));
@@ -184,7 +187,7 @@ function pairTier(s: readonly Party[], t: readonly Party[], openS: ReadonlySet<n
   return pairs;
 }
 
-/** Rows sharing one tier key (tier value and visible content); they differ only in ids and row ids. */
+/** Rows sharing one tier key (tier value and pairing text); they differ only in ids and row ids. */
 class Group {
   private subIndex: SubIndex | null = null;
 
@@ -228,8 +231,8 @@ function fileParties(parties: readonly Party[], open: ReadonlySet<number>, tier:
   };
   for (const i of open) {
     const party = parties[i]!;
-    for (const content of party.contents) {
-      const key = tier.key(party, content);
+    for (const text of party.texts) {
+      const key = tier.key(party, text);
       if (key === null) continue;
       file(filing.all, key, i);
       if (tier.oneSideUntimed && party.ts === null) file(filing.untimed, key, i);
@@ -242,8 +245,8 @@ function fileParties(parties: readonly Party[], open: ReadonlySet<number>, tier:
 function partnersOf(party: Party, others: readonly Party[], filing: Filing, tier: Tier): number[] {
   const found: number[] = [];
   const groups = tier.oneSideUntimed && party.ts !== null ? filing.untimed : filing.all;
-  for (const content of party.contents) {
-    const key = tier.key(party, content);
+  for (const text of party.texts) {
+    const key = tier.key(party, text);
     const filed = key === null ? undefined : groups.get(key);
     if (filed === undefined) continue;
     if (typeof filed !== 'number') filed.collect(others, party, found);

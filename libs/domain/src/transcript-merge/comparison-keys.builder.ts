@@ -11,6 +11,11 @@ import {
 import { stripWorkspacePrefix } from './workspace-prefix.rule.js';
 import { ws } from '../text/whitespace.js';
 
+/**
+ * The four comparison keys of the merge (reference §2.1, where they are K1 to K4), each called by this one name
+ * everywhere: the merge key, the dedup key, the content key and the visible key.
+ */
+
 /** Which list a row came from: only agent-store (`state`) user rows get the workspace prefix stripped. */
 export type Side = 'sidecar' | 'state';
 
@@ -26,7 +31,7 @@ export interface KeyParts {
   readonly api: string | null;
 }
 
-/** K4 plus the part fuzzy matching needs (head = visible text). */
+/** The visible key, with the part fuzzy matching needs (head = visible text). */
 export interface VisibleKey extends KeyParts {
   readonly role: string;
 }
@@ -46,8 +51,8 @@ const ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 const constantTails = (tag: string, blanks: number): ReadonlyMap<string, string> =>
   new Map(ROLES.map((role) => [role, compose(tag, [role, ...Array<string>(blanks).fill('')])]));
 /** The tails of rows without tool fields (most rows), built once. */
-const PLAIN_CONTENT_TAILS = constantTails('k3', 2);
-const PLAIN_VISIBLE_TAILS = constantTails('k4', 1);
+const PLAIN_CONTENT_TAILS = constantTails('content', 2);
+const PLAIN_VISIBLE_TAILS = constantTails('visible', 1);
 
 /** The key as one string (the tail with its +api component, then the head). */
 export function keyString(key: KeyParts): string {
@@ -64,8 +69,11 @@ export function visibleTextOf(row: MessageRow, side: Side): string {
   return side === 'state' && row.role === 'user' ? stripWorkspacePrefix(content) : ws(content);
 }
 
-/** `keyed` (if given) caches the tool-calls JSON shared by K1, K2 and K4. */
-function mergeKeyParts(row: MessageRow, time: string, keyed: KeyedRow | null): KeyParts {
+/**
+ * The merge key with `time` = second(ts), the dedup key with the exact timestamp. `keyed` (if given) caches the
+ * tool-calls JSON shared by the merge, dedup and visible keys.
+ */
+function mergeOrDedupKeyParts(row: MessageRow, time: string, keyed: KeyedRow | null): KeyParts {
   const id = stableIdOf(row);
   const api = apiContentOf(row);
   if (id !== null) return { head: id, tail: 'id', api };
@@ -80,36 +88,36 @@ function contentKeyParts(row: MessageRow, text: string): KeyParts {
   const toolCallId = row.toolCallId ?? '';
   const toolName = row.toolName ?? '';
   const plain = toolCallId === '' && toolName === '' ? PLAIN_CONTENT_TAILS.get(row.role) : undefined;
-  return { head: text, tail: plain ?? compose('k3', [row.role, toolCallId, toolName]), api };
+  return { head: text, tail: plain ?? compose('content', [row.role, toolCallId, toolName]), api };
 }
 
 function visibleKeyParts(row: MessageRow, text: string, calls: string): VisibleKey {
   const api = apiContentOf(row);
   const plain = calls === '' ? PLAIN_VISIBLE_TAILS.get(row.role) : undefined;
-  return { head: text, tail: plain ?? compose('k4', [row.role, calls]), api, role: row.role };
+  return { head: text, tail: plain ?? compose('visible', [row.role, calls]), api, role: row.role };
 }
 
-/** K1 merge key: the stable id if any, else role/raw content/second(ts)/tool fields; +api. */
+/** The merge key: the stable id if any, else role/raw content/second(ts)/tool fields; +api. */
 export function mergeKey(row: MessageRow): string {
-  return keyString(mergeKeyParts(row, secondOf(row), null));
+  return keyString(mergeOrDedupKeyParts(row, secondOf(row), null));
 }
 
-/** K2 dedup key: K1 with the exact timestamp instead of second(ts). */
+/** The dedup key: the merge key with the exact timestamp instead of second(ts). */
 export function dedupKey(row: MessageRow): string {
-  return keyString(mergeKeyParts(row, exactTimestampOf(row), null));
+  return keyString(mergeOrDedupKeyParts(row, exactTimestampOf(row), null));
 }
 
-/** K3 content key: role, visible text, tool_call_id, tool name; +api. */
+/** The content key: role, visible text, tool_call_id, tool name; +api. */
 export function contentKey(row: MessageRow, side: Side): string {
   return keyString(contentKeyParts(row, visibleTextOf(row, side)));
 }
 
-/** K4 visible key: role, visible text, tool_calls JSON (tool_call_id is NOT part of it); +api. */
+/** The visible key: role, visible text, tool_calls JSON (tool_call_id is NOT part of it); +api. */
 export function visibleKey(row: MessageRow, side: Side): string {
   return keyString(visibleKeyParts(row, visibleTextOf(row, side), toolCallsKeyOf(row)));
 }
 
-/** A row with its keys computed on first use: a replayed agent row only ever needs K4 and K2. */
+/** A row with its keys computed on first use: a replayed agent row only ever needs its visible and dedup keys. */
 export interface KeyedRow {
   readonly row: MessageRow;
   readonly side: Side;
@@ -117,10 +125,10 @@ export interface KeyedRow {
   readonly idKeyed: boolean;
   text?: string;
   calls?: string;
-  k1?: KeyParts;
-  k2?: KeyParts;
-  k3?: KeyParts;
-  k4?: VisibleKey;
+  mergeKey?: KeyParts;
+  dedupKey?: KeyParts;
+  contentKey?: KeyParts;
+  visibleKey?: VisibleKey;
 }
 
 export function keyRow(row: MessageRow, side: Side): KeyedRow {
@@ -129,7 +137,7 @@ export function keyRow(row: MessageRow, side: Side): KeyedRow {
 
 export const textOf = (r: KeyedRow): string => (r.text ??= visibleTextOf(r.row, r.side));
 const callsOf = (r: KeyedRow): string => (r.calls ??= toolCallsKeyOf(r.row));
-export const k1Of = (r: KeyedRow): KeyParts => (r.k1 ??= mergeKeyParts(r.row, secondOf(r.row), r));
-export const k2Of = (r: KeyedRow): KeyParts => (r.k2 ??= mergeKeyParts(r.row, exactTimestampOf(r.row), r));
-export const k3Of = (r: KeyedRow): KeyParts => (r.k3 ??= contentKeyParts(r.row, textOf(r)));
-export const k4Of = (r: KeyedRow): VisibleKey => (r.k4 ??= visibleKeyParts(r.row, textOf(r), callsOf(r)));
+export const mergeKeyOf = (r: KeyedRow): KeyParts => (r.mergeKey ??= mergeOrDedupKeyParts(r.row, secondOf(r.row), r));
+export const dedupKeyOf = (r: KeyedRow): KeyParts => (r.dedupKey ??= mergeOrDedupKeyParts(r.row, exactTimestampOf(r.row), r));
+export const contentKeyOf = (r: KeyedRow): KeyParts => (r.contentKey ??= contentKeyParts(r.row, textOf(r)));
+export const visibleKeyOf = (r: KeyedRow): VisibleKey => (r.visibleKey ??= visibleKeyParts(r.row, textOf(r), callsOf(r)));

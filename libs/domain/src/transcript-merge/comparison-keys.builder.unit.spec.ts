@@ -20,23 +20,23 @@ describe('when text is normalised', () => {
 });
 
 describe('when comparison keys are built', () => {
-  it('K1 compares whole seconds and K2 the exact timestamp', () => {
+  it('the merge key compares whole seconds and the dedup key the exact timestamp', () => {
     expect(mergeKey(user('x', 100.2))).toBe(mergeKey(user('x', 100.9)));
     expect(dedupKey(user('x', 100.2))).not.toBe(dedupKey(user('x', 100.9)));
     expect(mergeKey(user('x', -0.5))).toBe(mergeKey(user('x', 0.5)));
   });
 
-  it('K1 and K2 use the stable id when there is one, whatever the content', () => {
+  it('the merge and dedup keys use the stable id when there is one, whatever the content', () => {
     expect(mergeKey(user('one', 1, { id: 'm' }))).toBe(mergeKey(user('two', 2, { id: 'm' })));
     expect(dedupKey(user('one', 1, { id: 'm' }))).toBe(dedupKey(assistant('two', 2, { id: 'm' })));
   });
 
-  it('K1 and K2 keep raw content: whitespace and the workspace prefix count', () => {
+  it('the merge and dedup keys keep raw content: whitespace and the workspace prefix count', () => {
     expect(mergeKey(user('a  b', 1))).not.toBe(mergeKey(user('a b', 1)));
     expect(dedupKey(user('[Workspace: /w] a', 1))).not.toBe(dedupKey(user('a', 1)));
   });
 
-  it('K3 includes tool_call_id and tool name but not tool calls; K4 the reverse', () => {
+  it('the content key includes tool_call_id and tool name but not tool calls; the visible key the reverse', () => {
     const a = tool('out', 1, { toolCallId: 'c-1' });
     const b = tool('out', 2, { toolCallId: 'c-2' });
 

@@ -10,7 +10,7 @@ import { isRecord } from '../messages/message-text.js';
 /**
  * `{ ...row, ...fields }`, built so that copies of rows of one shape share one V8 hidden class. On Node 20
  * (V8 11.3) an object literal that spreads a row and adds a key the row lacks gets a hidden class of its own,
- * every time; a transcript of such rows makes every later read of them (each merge, expansion and commit fix
+ * every time; a transcript of such rows makes every later read of them (each merge, expansion and fix point
  * reads rows many times) a megamorphic miss: a copy costs ~30x an `Object.assign` one, each read ~4x.
  * `Object.assign` onto a fresh object follows the shared transitions instead, with the same own keys, order and
  * values, except that it sets `__proto__` through the setter: a row with an own `__proto__` key is spread.

@@ -1,4 +1,4 @@
-import { k1Of, k2Of } from './comparison-keys.builder.js';
+import { mergeKeyOf, dedupKeyOf } from './comparison-keys.builder.js';
 import { keyIndexGet } from './key.index.js';
 import { backfillInto, probeFor, withinSidecarRange } from './merge.context.js';
 import { catalogueOf, seenKeys } from './merge.indexes.js';
@@ -10,20 +10,20 @@ import { findVisibleEntry } from './visible-key.catalogue.js';
  * here backfills the kept row's empty display metadata from the dropped one (R13).
  */
 
-/** Step 7, R11: the exact-precision dedup key K2 was seen (sidecar, replayed or added row). */
+/** Step 7, R11: the exact-precision dedup key was seen (sidecar, replayed or added row). */
 export const exactDuplicate: LadderStep = (context, candidate) => {
-  const holder = keyIndexGet(seenKeys(context).dedupKeys, k2Of(candidate.keyed));
+  const holder = keyIndexGet(seenKeys(context).dedupKeys, dedupKeyOf(candidate.keyed));
   if (holder === undefined) return false;
   backfillInto(holder, candidate.keyed.row);
   return true;
 };
 
 /**
- * Step 8: within the sidecar's time range with a seen merge key K1 (same second); or a seen stable id,
+ * Step 8: within the sidecar's time range with a seen merge key (same second); or a seen stable id,
  * at any time. Judgment call: the id case backfills too, since R13 covers every duplicate drop.
  */
 export const seenMergeKey: LadderStep = (context, candidate) => {
-  const holder = keyIndexGet(seenKeys(context).mergeKeys, k1Of(candidate.keyed));
+  const holder = keyIndexGet(seenKeys(context).mergeKeys, mergeKeyOf(candidate.keyed));
   if (holder === undefined) return false;
   if (!withinSidecarRange(context, candidate.keyed.ts) && !candidate.keyed.idKeyed) return false;
   backfillInto(holder, candidate.keyed.row);
@@ -31,7 +31,7 @@ export const seenMergeKey: LadderStep = (context, candidate) => {
 };
 
 /**
- * Step 9, R4/R10: a visible duplicate (exact or fuzzy K4) of a sidecar row, while fewer agent rows have
+ * Step 9, R4/R10: a visible duplicate (exact or fuzzy visible key) of a sidecar row, while fewer agent rows have
  * been consumed against that key than the sidecar holds copies of it. The k-th consumed copy is the
  * one backfilled.
  */

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { k2Of, keyRow } from './comparison-keys.builder.js';
+import { dedupKeyOf, keyRow } from './comparison-keys.builder.js';
 import { backfillMeta } from './display-meta.backfill.js';
 import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from './key.index.js';
 import { timestampOf } from './row-fields.normalizer.js';
@@ -28,12 +28,12 @@ function keptByWatermark(state: readonly MessageRow[], watermark: number | null,
   return stamped((ts) => ts <= watermark);
 }
 
-/** K2 duplicates: the first occurrence stays and inherits the later copies' display metadata (R13). */
+/** Duplicates by the dedup key: the first occurrence stays and inherits the later copies' display metadata (R13). */
 function dropExactDuplicates(rows: readonly MessageRow[]): MessageRow[] {
   const firstIndex = createKeyIndex<number>();
   const kept: MessageRow[] = [];
   for (const row of rows) {
-    const key = k2Of(keyRow(row, 'state'));
+    const key = dedupKeyOf(keyRow(row, 'state'));
     const index = keyIndexGet(firstIndex, key);
     if (index === undefined) {
       keyIndexSetIfAbsent(firstIndex, key, kept.length);

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../messages/message-row.js';
-import { k4Of, keyRow, type KeyedRow } from './comparison-keys.builder.js';
+import { visibleKeyOf, keyRow, type KeyedRow } from './comparison-keys.builder.js';
 import { backfillMeta } from './display-meta.backfill.js';
 import type { KeyIndex } from './key.index.js';
 import { buildMirrorIndex, type MirrorIndex } from './native-image.mirror.js';
@@ -12,7 +12,7 @@ export interface MergeOptions {
   readonly boundary?: number | null;
 }
 
-/** K1 and K2 → the first row holding them (where a backfill goes); K3 membership. */
+/** Merge and dedup keys → the first row holding them (where a backfill goes); content keys, membership only. */
 export interface SeenKeys {
   readonly mergeKeys: KeyIndex<Slot>;
   readonly dedupKeys: KeyIndex<Slot>;
@@ -86,7 +86,7 @@ export function stateCandidateOf(row: MessageRow): StateCandidate {
 }
 
 export function probeFor(candidate: StateCandidate): VisibleProbe {
-  return (candidate.probe ??= probeOf(k4Of(candidate.keyed)));
+  return (candidate.probe ??= probeOf(visibleKeyOf(candidate.keyed)));
 }
 
 /** checkpointConsumed: the prefix replay has walked past the last sidecar row. */

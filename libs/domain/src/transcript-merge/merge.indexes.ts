@@ -1,4 +1,4 @@
-import { k1Of, k2Of, k3Of, k4Of, type KeyedRow } from './comparison-keys.builder.js';
+import { mergeKeyOf, dedupKeyOf, contentKeyOf, visibleKeyOf, type KeyedRow } from './comparison-keys.builder.js';
 import { createKeyIndex, keyIndexGet, keyIndexSetIfAbsent } from './key.index.js';
 import type { MergeContext, RowIdIndex, SeenKeys } from './merge.context.js';
 import { readRowId } from './row-fields.normalizer.js';
@@ -20,19 +20,19 @@ export function seenKeys(context: MergeContext): SeenKeys {
 }
 
 function record(seen: SeenKeys, row: KeyedRow, slot: Slot, all: boolean): void {
-  keyIndexSetIfAbsent(seen.dedupKeys, k2Of(row), slot);
+  keyIndexSetIfAbsent(seen.dedupKeys, dedupKeyOf(row), slot);
   if (!all) return;
-  keyIndexSetIfAbsent(seen.mergeKeys, k1Of(row), slot);
-  keyIndexSetIfAbsent(seen.contentKeys, k3Of(row), true);
+  keyIndexSetIfAbsent(seen.mergeKeys, mergeKeyOf(row), slot);
+  keyIndexSetIfAbsent(seen.contentKeys, contentKeyOf(row), true);
 }
 
-/** A replayed row: only its exact key K2 is remembered (reference step 2 / step 1). */
+/** A replayed row: only its dedup key is remembered (reference step 2 / step 1). */
 export function rememberDedupKey(context: MergeContext, row: KeyedRow, slot: Slot): void {
   if (context.seen === null) context.pendingKeys.push({ row, slot, all: false });
   else record(context.seen, row, slot, false);
 }
 
-/** A row that entered the output: K1, K2 and K3, so its later duplicates are caught. */
+/** A row that entered the output: its merge, dedup and content keys, so its later duplicates are caught. */
 export function rememberKeys(context: MergeContext, row: KeyedRow, slot: Slot): void {
   if (context.seen === null) context.pendingKeys.push({ row, slot, all: true });
   else record(context.seen, row, slot, true);
@@ -40,7 +40,7 @@ export function rememberKeys(context: MergeContext, row: KeyedRow, slot: Slot): 
 
 export function catalogueOf(context: MergeContext): VisibleCatalogue {
   if (context.catalogue !== null) return context.catalogue;
-  const rows = context.sidecarKeyed.map((row, i) => ({ visible: k4Of(row), slot: context.sidecar[i]! }));
+  const rows = context.sidecarKeyed.map((row, i) => ({ visible: visibleKeyOf(row), slot: context.sidecar[i]! }));
   const catalogue = buildVisibleCatalogue(rows);
   context.catalogue = catalogue;
   for (const index of context.pendingSkips.splice(0)) countReplaySkip(context, index);
@@ -53,7 +53,7 @@ export function countReplaySkip(context: MergeContext, index: number): void {
     context.pendingSkips.push(index);
     return;
   }
-  const entry = keyIndexGet(context.catalogue.entries, k4Of(context.sidecarKeyed[index]!));
+  const entry = keyIndexGet(context.catalogue.entries, visibleKeyOf(context.sidecarKeyed[index]!));
   if (entry !== undefined) entry.skips += 1;
 }
 

@@ -1,5 +1,5 @@
 import { placeChronologically } from './chronological.insert.js';
-import { k2Of, k3Of } from './comparison-keys.builder.js';
+import { dedupKeyOf, contentKeyOf } from './comparison-keys.builder.js';
 import { keyIndexHas } from './key.index.js';
 import { checkpointConsumed, withinSidecarRange, type MergeContext, type StateCandidate } from './merge.context.js';
 import { rememberKeys, seenKeys } from './merge.indexes.js';
@@ -25,7 +25,7 @@ export const inRangeStateOnly: LadderStep = (context, candidate) => {
   const { keyed } = candidate;
   if (keyed.idKeyed || candidate.rowIdConflict || !withinSidecarRange(context, keyed.ts)) return false;
   const seen = seenKeys(context);
-  const contentSeen = keyIndexHas(seen.contentKeys, k3Of(keyed));
+  const contentSeen = keyIndexHas(seen.contentKeys, contentKeyOf(keyed));
   const postEditReply =
     context.watermark !== null &&
     keyed.ts === context.watermark &&
@@ -34,7 +34,7 @@ export const inRangeStateOnly: LadderStep = (context, candidate) => {
     !contentSeen;
   if (postEditReply) return false;
   if (hasToolCalls(keyed.row)) {
-    const sameTextOtherCalls = contentSeen && !keyIndexHas(seen.dedupKeys, k2Of(keyed));
+    const sameTextOtherCalls = contentSeen && !keyIndexHas(seen.dedupKeys, dedupKeyOf(keyed));
     return sameTextOtherCalls ? insertOrDrop(context, candidate) : true;
   }
   if (keyed.row.role === 'user' && !contentSeen) return insertOrDrop(context, candidate);

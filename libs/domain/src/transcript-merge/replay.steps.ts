@@ -1,5 +1,5 @@
 import { rowsCompatible } from './api-content.prepass.js';
-import { k4Of, sameKey, type VisibleKey } from './comparison-keys.builder.js';
+import { visibleKeyOf, sameKey, type VisibleKey } from './comparison-keys.builder.js';
 import { keyIndexGet } from './key.index.js';
 import { adoptDuplicate } from './display-meta.backfill.js';
 import { backfillInto, probeFor, type MergeContext, type StateCandidate } from './merge.context.js';
@@ -33,8 +33,8 @@ export const prefixReplay: LadderStep = (context, candidate) => {
   const slot = context.sidecar[index];
   const expected = context.sidecarKeyed[index];
   if (slot === undefined || expected === undefined) return false;
-  const visible = k4Of(expected);
-  if (!sameKey(k4Of(candidate.keyed), visible) && !fuzzyReplays(context, candidate, visible)) return false;
+  const visible = visibleKeyOf(expected);
+  if (!sameKey(visibleKeyOf(candidate.keyed), visible) && !fuzzyReplays(context, candidate, visible)) return false;
   backfillInto(slot, candidate.keyed.row);
   countReplaySkip(context, index);
   rememberDedupKey(context, candidate.keyed, slot);

@@ -28,7 +28,7 @@ export function secondOf(row: MessageRow): string {
 }
 
 /**
- * The exact timestamp for K2. Adaptation: JS prints 1000 and 1000.0 alike, so they are equal here
+ * The exact timestamp for the dedup key. Adaptation: JS prints 1000 and 1000.0 alike, so they are equal here
  * (Python keeps them apart; no reference test depends on it).
  */
 export function exactTimestampOf(row: MessageRow): string {

@@ -73,7 +73,7 @@ describe('when a rich image prompt and its scalar mirror meet (R15)', () => {
     const first = user('here [screenshot]', 100, { rowId: 1 });
     const second = user('here [screenshot]', 100, { rowId: 2 });
 
-    // Neither mirror is absorbed; the first is rescued as its own row, the second is its exact (K2) duplicate.
+    // Neither mirror is absorbed; the first is rescued as its own row, the second is its exact duplicate (by the dedup key).
     expect(mergeSessionMessages(sidecar, [first, second])).toEqual([sidecar[0], sidecar[1], first, sidecar[2]]);
   });
 

@@ -43,7 +43,7 @@ describe('when the reference merge is lossy or surprising', () => {
     expect(mergeSessionMessages(sidecar, state)).toEqual(sidecar);
   });
 
-  it('quirk: rows without timestamps bypass the watermark and are appended unless caught by K2 or fuzzy', () => {
+  it('quirk: rows without timestamps bypass the watermark and are appended unless caught by the dedup key or fuzzy matching', () => {
     const sidecar = [user('q', 100), assistant('reply', 101)];
     const state = [assistant('undone but undated'), assistant('undone and dated', 150), assistant('reply.')];
 

@@ -4,7 +4,7 @@ import { FUZZY_MAX_KEYS, fuzzyTextsMatch, looseText } from './fuzzy-text.match.j
 import type { Slot } from './timeline.list.js';
 
 /**
- * The sidecar's visible keys (K4) with their copy counts: the budget of R4/R10 and the target set of
+ * The sidecar's visible keys with their copy counts: the budget of R4/R10 and the target set of
  * fuzzy visible matching (§2.1). Only sidecar rows are catalogued; appended agent rows never add
  * budget, so a genuinely repeated new row is still appended (R10, R11).
  */
@@ -49,7 +49,7 @@ export function fuzzyAllowed(catalogue: VisibleCatalogue): boolean {
   return catalogue.size <= FUZZY_MAX_KEYS;
 }
 
-/** A candidate K4 with its loose text computed at most once. */
+/** A candidate visible key with its loose text computed at most once. */
 export interface VisibleProbe {
   readonly visible: VisibleKey;
   loose: string | undefined;
@@ -60,7 +60,7 @@ export function probeOf(visible: VisibleKey): VisibleProbe {
 }
 
 /**
- * Same role, same api component, and fuzzy texts (§2.1 step 2). The tool-calls part of K4 is not
+ * Same role, same api component, and fuzzy texts (§2.1 step 2). The tool-calls part of the visible key is not
  * compared here: the reference scans keys by role and api only.
  */
 export function fuzzyVisibleMatch(probe: VisibleProbe, entry: VisibleEntry): boolean {

@@ -1,4 +1,4 @@
-import { k1Of, k3Of } from './comparison-keys.builder.js';
+import { mergeKeyOf, contentKeyOf } from './comparison-keys.builder.js';
 import { watermarkAdvanced, withinSidecarRange, type MergeContext, type StateCandidate } from './merge.context.js';
 import { seenKeys } from './merge.indexes.js';
 import { keyIndexHas } from './key.index.js';
@@ -12,12 +12,12 @@ import type { LadderStep } from './replay.steps.js';
  */
 
 const mergeKeySeen = (context: MergeContext, candidate: StateCandidate): boolean =>
-  keyIndexHas(seenKeys(context).mergeKeys, k1Of(candidate.keyed));
+  keyIndexHas(seenKeys(context).mergeKeys, mergeKeyOf(candidate.keyed));
 
 const unknownToSidecar = (context: MergeContext, candidate: StateCandidate): boolean =>
-  !mergeKeySeen(context, candidate) && !keyIndexHas(seenKeys(context).contentKeys, k3Of(candidate.keyed));
+  !mergeKeySeen(context, candidate) && !keyIndexHas(seenKeys(context).contentKeys, contentKeyOf(candidate.keyed));
 
-/** Step 4: newer than W with an unseen K1, while the sidecar has not moved past W (or within its range). */
+/** Step 4: newer than W with an unseen merge key, while the sidecar has not moved past W (or within its range). */
 export const aboveWatermark: LadderStep = (context, candidate) => {
   const { watermark } = context;
   const ts = candidate.keyed.ts;
@@ -25,7 +25,7 @@ export const aboveWatermark: LadderStep = (context, candidate) => {
   return !watermarkAdvanced(context) || withinSidecarRange(context, ts);
 };
 
-/** Step 5: older than W, and neither K1 nor K3 is known: the row was replaced by an edit. */
+/** Step 5: older than W, and neither its merge key nor its content key is known: the row was replaced by an edit. */
 export const belowWatermarkReplaced: LadderStep = (context, candidate) => {
   const { watermark } = context;
   const ts = candidate.keyed.ts;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import type { SessionEvent } from '../events/session.events.js';
-import { fastFix } from './commit-fix.fast.js';
+import { fastFixPoint } from './fix-point.fast.js';
 import { agentStoreHistoryArb, sessionHistoryArb } from '../testing/session-event.arbitrary.js';
 import { evolve, evolveAll } from '../session/session.evolve.js';
 import { projectSession, render } from '../session/session.render.js';
@@ -9,7 +9,7 @@ import { initialSessionState, type SessionState } from '../session-state/session
 import { assistant, observed, recorded, settled, started, stateRow, submitted, truncated, user } from '../testing/session.fixtures.js';
 
 /**
- * A commit fix may skip the full merge only when it proves the result (commit-fix.ts). Reference: the same
+ * A commit may skip the full merge to its fix point only when it proves the result (fix-point.ts). Reference: the same
  * fold with `alwaysMerge`, which runs the full merge at every commit. Both must give the same state after every
  * event and so the same views.
  */
@@ -27,7 +27,7 @@ function foldBothWays(events: readonly SessionEvent[], tally: Tally): void {
   events.forEach((event, index) => {
     if (COMMITS.has(event.type)) {
       tally.commits += 1;
-      if (fastFix(fast) !== null) tally.proven += 1;
+      if (fastFixPoint(fast) !== null) tally.proven += 1;
     }
     fast = evolve(fast, event);
     full = evolveAll(full, [event], { alwaysMerge: true });
@@ -79,7 +79,7 @@ describe('a commit that skips its merge', () => {
       observed([stateRow(1, user('q1', 1100.3), { active: false }), stateRow(2, assistant('a1', 1105.5), { active: false })], 1207),
     ];
     const before = evolveAll(initialSessionState(), events.slice(0, 5));
-    expect(fastFix(before)).not.toBeNull();
+    expect(fastFixPoint(before)).not.toBeNull();
     const view = projectSession(events);
     expect(view.context.find((row) => row.content === 'a1')?.apiContent).toBe('A1!');
     expect(canonicalJson(view)).toBe(canonicalJson(render(evolveAll(initialSessionState(), events, { alwaysMerge: true }))));
@@ -99,11 +99,11 @@ describe('a commit that skips its merge', () => {
     const before = evolveAll(initialSessionState(), events.slice(0, 5));
     const snapshot = JSON.parse(JSON.stringify(before)) as SessionState;
     expect(canonicalJson(snapshot)).toBe(canonicalJson(before));
-    expect(fastFix(before)).not.toBeNull();
-    expect(fastFix(snapshot)).toBeNull();
+    expect(fastFixPoint(before)).not.toBeNull();
+    expect(fastFixPoint(snapshot)).toBeNull();
     // The snapshot's first commit runs the full merge and records a proof the next one uses.
     const resumed = evolveAll(snapshot, events.slice(5, 6));
-    expect(fastFix(resumed)).not.toBeNull();
+    expect(fastFixPoint(resumed)).not.toBeNull();
     expect(canonicalJson(evolveAll(resumed, events.slice(6)))).toBe(canonicalJson(evolveAll(before, events.slice(5))));
   });
 

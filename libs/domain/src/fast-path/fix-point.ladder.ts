@@ -1,15 +1,15 @@
 import { keyRow, visibleTextOf, type KeyedRow } from '../transcript-merge/comparison-keys.builder.js';
 import { looseText } from '../transcript-merge/fuzzy-text.match.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { factsOf, type SidecarKeys } from './commit-fix.keys.js';
-import { FACT_K1, FACT_K2, FACT_K3, FACT_K4, FACT_SAFE10, STRIDE } from './commit-fix.rows.js';
+import { factsOf, type SidecarKeys } from './fix-point.keys.js';
+import { FACT_MERGE_KEY, FACT_DEDUP_KEY, FACT_CONTENT_KEY, FACT_VISIBLE_KEY, FACT_SAFE10, STRIDE } from './fix-point.rows.js';
 import { apiContentOf, stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 
-/** Condition 3 of the fix proof (commit-fix.ts): certificates that the merge ladder drops every state row. */
+/** Condition 3 of the fix point proof (fix-point.ts): certificates that the merge ladder drops every state row. */
 
 /**
- * The state rows of this merge, T = T0 ++ N (condition 1 for T): the rows merged at the fix are unchanged and
- * still included, the new ones sort after them. `facts` continues `FixPoint.rows` (stride 4) with a zero entry
+ * The state rows of this merge, T = T0 ++ N (condition 1 for T): the rows merged at the last fix point are
+ * unchanged and still included, the new ones sort after them. `facts` continues `FixPoint.rows` (stride 4) with a zero entry
  * per new row; `rows[i]` is the state row of entry i.
  */
 export interface MergedRows {
@@ -20,7 +20,7 @@ export interface MergedRows {
   readonly probes: KeyedRow[];
 }
 
-/** The probe of merged row `index`: its keys are built once per fix, whoever asks. */
+/** The probe of merged row `index`: its keys are built once per commit, whoever asks. */
 export const probeAt = (merged: MergedRows, index: number): KeyedRow => (merged.probes[index] ??= keyRow(merged.rows[index], 'state'));
 
 /** Whether step 9 might match `probe` fuzzily to the entry of `target`'s visible key (an over-approximation of §2.1). */
@@ -40,8 +40,8 @@ type Certificate = 'step8' | 'step10' | 'none';
 export function certificateOf(row: StateRow, mask: number, sidecarMaxTs: number | null, watermark: number | null): Certificate {
   const ts = timestampOf(row);
   const inRange = ts !== null && sidecarMaxTs !== null && ts <= sidecarMaxTs;
-  if ((mask & FACT_K2) !== 0 || ((mask & FACT_K1) !== 0 && (inRange || stableIdOf(row) !== null))) return 'step8';
-  const contentSeen = (mask & FACT_K3) !== 0;
+  if ((mask & FACT_DEDUP_KEY) !== 0 || ((mask & FACT_MERGE_KEY) !== 0 && (inRange || stableIdOf(row) !== null))) return 'step8';
+  const contentSeen = (mask & FACT_CONTENT_KEY) !== 0;
   const dropsAt10 =
     inRange &&
     (mask & FACT_SAFE10) !== 0 &&
@@ -76,13 +76,13 @@ export function everyRowDropped(
     }
     if (certificate === 'step8') continue;
     if (certificate === 'none') {
-      if ((facts[at + 1] & FACT_K4) === 0) return false;
-      const holders = keys.holdersOf(probeAt(merged, index)).filter((position) => position >= index).length;
+      if ((facts[at + 1] & FACT_VISIBLE_KEY) === 0) return false;
+      const holders = keys.holdersOfVisibleKey(probeAt(merged, index)).filter((position) => position >= index).length;
       const known = facts[at + 3] >= index && facts[at + 3] < oldLength ? 1 : 0;
       let consumed = 0;
       for (const other of consumers) {
         const sameKey = facts[other * STRIDE + 2] === facts[at + 2];
-        if (sameKey || ((facts[other * STRIDE + 1] & FACT_K4) === 0 && mayMatchFuzzily(rows[other], row))) consumed += 1;
+        if (sameKey || ((facts[other * STRIDE + 1] & FACT_VISIBLE_KEY) === 0 && mayMatchFuzzily(rows[other], row))) consumed += 1;
       }
       if (consumed >= holders + known) return false;
     }

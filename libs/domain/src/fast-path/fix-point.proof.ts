@@ -1,11 +1,11 @@
-import type { FixPoint } from './commit-fix.point.js';
+import type { FixPoint } from './fix-point.record.js';
 import type { SessionState } from '../session-state/session.state.js';
 
 /**
  * The proof state of the commit fast path: the fix point the last commit recorded, kept BESIDE the state it was
  * folded into (keyed by the state object), never inside it. A snapshot is the state's JSON, so it holds no proof;
  * a state read back from one, or built by hand, has none, and its next commit runs the full merge, which records
- * one. It is derived data: it can make a commit cheaper, never change what the commit gives (commit-fix.ts).
+ * one. It is derived data: it can make a commit cheaper, never change what the commit gives (fix-point.ts).
  *
  * The fold writes one draft object in place and returns it (draft.ts), so the proof is attached to the draft when
  * a fold starts and replaced there at each commit.

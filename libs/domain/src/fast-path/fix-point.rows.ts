@@ -2,13 +2,13 @@ import { backfillMeta } from '../transcript-merge/display-meta.backfill.js';
 import { mirrorTextOf } from '../transcript-merge/native-image.mirror.js';
 import type { MessageRow } from '../messages/message-row.js';
 
-/** Row facts and helpers the commit fix proof (commit-fix.ts) reasons with. */
+/** Row facts and helpers the fix point proof (fix-point.ts) reasons with. */
 
 /** Bits of `FixPoint.rows` facts: what the expansion holds for a state row. */
-export const FACT_K1 = 1;
-export const FACT_K2 = 2;
-export const FACT_K3 = 4;
-export const FACT_K4 = 8;
+export const FACT_MERGE_KEY = 1;
+export const FACT_DEDUP_KEY = 2;
+export const FACT_CONTENT_KEY = 4;
+export const FACT_VISIBLE_KEY = 8;
 /** Step 10 can only drop the row: no stable id, no tool calls, no possible row-id conflict (R17). */
 export const FACT_SAFE10 = 16;
 export const STRIDE = 4;

@@ -3,8 +3,8 @@ import { keyRow } from '../transcript-merge/comparison-keys.builder.js';
 import { mirrorTextOf } from '../transcript-merge/native-image.mirror.js';
 import { sidecarOwnsInterruptedTurn } from '../transcript-merge/session-messages.merge.js';
 import type { MessageRow, StateRow } from '../messages/message-row.js';
-import { filedKeys, factsOf } from './commit-fix.keys.js';
-import { FACT_SAFE10, hasNoMeta, isUserOrAssistant, max, rowIdOf, takesPartInPrepass } from './commit-fix.rows.js';
+import { filedKeys, factsOf } from './fix-point.keys.js';
+import { FACT_SAFE10, hasNoMeta, isUserOrAssistant, max, rowIdOf, takesPartInPrepass } from './fix-point.rows.js';
 import { apiContentOf, stableIdOf, timestampOf } from '../transcript-merge/row-fields.normalizer.js';
 import { hasToolCalls } from '../messages/message-row.js';
 import { journalSize } from '../journal/journal-chunks.js';
@@ -12,24 +12,24 @@ import { isMultipartUser } from '../session-state/prompt-mirror.js';
 import { isRunSlot, storedRunOf, type CommittedEntry, type SessionState } from '../session-state/session.state.js';
 import { expandCommitted } from '../session-state/transcript.expand.js';
 
-/** What a fix point records of a fixed S (commit-fix.ts): slot stamps, tail flags, and `fixPointAfter`. */
+/** What a fix point records of the S a commit fixed (fix-point.ts): slot stamps, tail flags, and `fixPointAfter`. */
 
 /**
- * What a run slot of S derived from at a commit fix: `[runId, journal size, abandoned, superseded]`
+ * What a run slot of S derived from at a fix point: `[runId, journal size, abandoned, superseded]`
  * (size -1: no interruption record). A slot whose stamp still matches derives the same rows.
  */
 export type SlotStamp = readonly [runId: string, journalSize: number, abandoned: boolean, superseded: boolean];
 
 /**
- * What the last commit fix left, so the next one can prove its merge adds no row and only attaches provider bytes
- * to the rows S gained since (commit-fix.ts). Kept beside the state, never in it (commit-fix.proof.ts).
+ * What the last fix point left, so the next commit can prove its merge adds no row and only attaches provider bytes
+ * to the rows S gained since (fix-point.ts). Kept beside the state, never in it (fix-point.proof.ts).
  */
 export interface FixPoint {
-  /** Length of S right after the fix. */
+  /** Length of S at the fix point. */
   readonly committedLength: number;
   /** Rows of the expansion of that S: the sidecar list the merge saw (run slots derived). */
   readonly expandedLength: number;
-  /** `observations` at the fix: state rows observed later are new to the next fix. */
+  /** `observations` at the fix point: state rows observed later are new to the next one. */
   readonly observation: number;
   /** The run slots of that S. */
   readonly slots: readonly SlotStamp[];
@@ -44,19 +44,19 @@ export interface FixPoint {
   /** From the end of the expansion back to its last user row, an assistant row is `partial`. */
   readonly tailPartial: boolean;
   /**
-   * The state rows the fix merged, in rowId order, stride 4: `rowId, facts, visible-key hash, holder position`
+   * The state rows merged at the fix point, in rowId order, stride 4: `rowId, facts, visible-key hash, holder position`
    * (facts: FACT_* bits of what the expansion holds for the row; holder position: the last expansion row
    * known to hold its visible key, -1 if none known).
    */
   readonly rows: readonly number[];
 }
 
-export interface CommitFix {
+export interface ReachedFixPoint {
   readonly committed: readonly CommittedEntry[];
   /** State rows that became committed rows, in order. */
   readonly adopted: readonly MessageRow[];
-  /** What the next fix needs to prove its own result; null: it runs the full merge. */
-  readonly fix: FixPoint | null;
+  /** What the next commit needs to prove its own fix point; null: it runs the full merge. */
+  readonly fixPoint: FixPoint | null;
 }
 
 export const EXPAND = { withContext: false, withPending: false } as const;
@@ -84,21 +84,21 @@ export function tailPartialOf(rows: readonly MessageRow[], before: boolean): boo
 }
 
 /** R14 (`sidecarOwnsInterruptedTurn`) of X0 ++ rows, from the flags of X0. */
-export function ownsTurnAfter(fix: FixPoint, rows: readonly MessageRow[]): boolean {
+export function ownsTurnAfter(fixPoint: FixPoint, rows: readonly MessageRow[]): boolean {
   const error = rows.findLastIndex((row) => row.role === 'assistant' && row.error === true);
-  if (error < 0) return fix.ownsTurn && !rows.some(isUserOrAssistant);
+  if (error < 0) return fixPoint.ownsTurn && !rows.some(isUserOrAssistant);
   if (rows.slice(error + 1).some(isUserOrAssistant)) return false;
   for (let index = error - 1; index >= 0; index -= 1) {
     const row = rows[index];
     if (row.role === 'user') return false;
     if (row.role === 'assistant' && row.partial === true) return true;
   }
-  return fix.tailPartial;
+  return fixPoint.tailPartial;
 }
 
 /**
  * The fix point of a fully merged S: its expansion after the pre-pass, and the facts of every state row merged.
- * Null (the next fix merges in full) when the pre-pass would still change a committed row, or when a row makes
+ * Null (the next commit merges in full) when the pre-pass would still change a committed row, or when a row makes
  * conditions 2 or 4 unprovable (an untimed row, display metadata, a row id carried without provider bytes).
  */
 export function fixPointAfter(state: SessionState, stateRows: readonly StateRow[]): FixPoint | null {
