@@ -1,4 +1,3 @@
-import pg from 'pg';
 import request from 'supertest';
 import { RouteTable } from '#platform';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
@@ -7,21 +6,15 @@ import { ingestClient } from '../support/ingest.js';
 // Issue 27, item 6: a path id that is not valid percent-encoding was answered by Fastify's router, before any
 // hook, with its own { statusCode, code, error, message } body instead of a problem.
 let t: TestApp;
-let db: pg.Client;
 beforeAll(async () => {
   t = await startTestApp();
-  db = new pg.Client({ connectionString: t.database.url });
-  await db.connect();
   const api = ingestClient(() => t.server);
   await api.startSession('ok', { createdAt: 1 });
   await api.submit('ok', { runId: 'run', text: 'q', submittedAt: 2 });
 });
 afterAll(async () => {
-  await db.end();
   await t.close();
 });
-
-const storedEvents = async () => Number((await db.query('SELECT count(*) FROM events')).rows[0].count);
 
 /** A body each ingestion route accepts, so only the path can be what is refused. */
 const VALID_BODIES: Readonly<Record<string, object>> = {
@@ -55,7 +48,7 @@ describe('a path parameter that is not valid percent-encoding', () => {
     const cases = routeParameters();
     const ingestion = cases.filter(([method]) => method !== 'GET').map(([method, url]) => `${method} ${url}`);
     expect(ingestion).toEqual(expect.arrayContaining(Object.keys(VALID_BODIES).map((url) => expect.stringContaining(url))));
-    const before = await storedEvents();
+    const before = await t.storedEvents();
     const wrong: string[] = [];
     for (const [method, url, name] of cases) {
       for (const bad of ['%ZZ', 'a%', '%E0%A4%A']) {
@@ -72,7 +65,7 @@ describe('a path parameter that is not valid percent-encoding', () => {
       }
     }
     expect(wrong).toEqual([]);
-    expect(await storedEvents()).toBe(before);
+    expect(await t.storedEvents()).toBe(before);
   });
 
   it('answers the problem with its detail and a request id, after authentication', async () => {

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { canonicalJson } from '#domain';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { expectStatus, ingestClient } from '../support/ingest.js';
@@ -6,14 +5,10 @@ import { expectStatus, ingestClient } from '../support/ingest.js';
 // Issue 27, item 6: a key named __proto__ or constructor is valid JSON that a tool result or a user's JSON can hold.
 // It was refused as "malformed JSON"; it is data, stored and answered as it was sent, and pollutes nothing.
 let t: TestApp;
-let db: pg.Client;
 beforeAll(async () => {
   t = await startTestApp();
-  db = new pg.Client({ connectionString: t.database.url });
-  await db.connect();
 });
 afterAll(async () => {
-  await db.end();
   await t.close();
 });
 
@@ -109,11 +104,11 @@ describe('keys named __proto__ and constructor in free-form JSON', () => {
   it('are covered by the hash chain: the audit matches, and an edit of such a value breaks the chain there', async () => {
     const audit = await expectStatus(api.admin('/v1/sessions/proto/audit'), 200);
     expect(audit.body).toMatchObject({ match: true, chain: { ok: true, firstBrokenVersion: null } });
-    const edited = await db.query(
+    const [edited] = await t.query<{ version: string }>(
       `UPDATE events SET data = replace(data::text, '"__proto__":{"polluted":true}', '"__proto__":{"polluted":false}')::json
        WHERE stream_id = 'session-proto' AND type = 'MessagesRecorded' RETURNING version`,
     );
-    const version = Number(edited.rows[0].version);
+    const version = Number(edited.version);
     const tampered = await expectStatus(api.admin('/v1/sessions/proto/audit'), 200);
     expect(tampered.body.chain).toEqual({ ok: false, firstBrokenVersion: version });
   });
