@@ -2,6 +2,7 @@ export { runMigrations, revertLastMigration, knownMigrationNames } from './datab
 export { DatabaseReachability, type ReachabilityLog, type ReachabilityOptions } from './database/database-reachability.js';
 export { isDatabaseUnavailable } from './errors/database-unavailable.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
+export { freePort } from './net/free-port.js';
 export { ServerSupervisor, type ServerExit, type SupervisedProcess, type SupervisorHooks, type SupervisorOptions } from './database/server-supervisor.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export * from './auth/api-keys.js';
