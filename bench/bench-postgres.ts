@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../libs/platform/src/net/free-port.js';
 
 /**
  * The bench's own PostgreSQL 15 cluster: initdb in a temp dir, a free port on 127.0.0.1, durable settings
@@ -26,18 +26,6 @@ export interface BenchCluster {
   settings(): Promise<Record<string, string>>;
   /** Stops the server (immediate) and removes the data dir; idempotent and synchronous (usable on exit). */
   stop(): void;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export async function startBenchCluster(): Promise<BenchCluster> {

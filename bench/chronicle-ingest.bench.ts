@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './bench-postgres.js';
+import { freePort } from '../libs/platform/src/net/free-port.js';
 import { encodeRequest } from './http-load.js';
 import { httpCall, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
 

@@ -1,21 +1,20 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import playwright, { type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { findAdminBuild } from '../../apps/session-api/src/admin/admin-dashboard.js';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { launchChromium } from '../support/chromium.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /**
- * The admin dashboard in Debian's Chromium (never a downloaded browser), against the real app on a real
- * PostgreSQL. The browser reaches the app through a TCP proxy, so the test can cut the live SSE connection
- * the way a network does. `npm test` builds the UI first (the test database's migrate step runs `npm run
- * build`); screenshots of each view go to test/artifacts/.
+ * The admin dashboard in Debian's Chromium, or the one an npm package ships where Debian's is not installed
+ * (never a downloaded browser), against the real app on a real PostgreSQL. The browser reaches the app through
+ * a TCP proxy, so the test can cut the live SSE connection the way a network does. `npm test` builds the UI
+ * first (the test database's migrate step runs `npm run build`); screenshots of each view go to test/artifacts/.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const XSS_IMG = '<img src=x onerror="window.__xss=1">';
 const XSS_LINK = '[click me](javascript:window.__xss=2)';
 
@@ -68,7 +67,6 @@ async function seedRecoveringSession() {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does it)`);
   if (!findAdminBuild()) throw new Error('dist/admin is missing: run `npm run build` (npm test does it)');
   mkdirSync(ARTIFACTS, { recursive: true });
   t = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '200' });
@@ -77,7 +75,7 @@ beforeAll(async () => {
   proxy = await startTcpProxy(`http://127.0.0.1:${port}/`);
   base = proxy.url.replace(/\/$/, '');
   await seedRecoveringSession();
-  browser = await playwright.chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (error) => pageErrors.push(error.message));

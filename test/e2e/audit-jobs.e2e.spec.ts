@@ -1,9 +1,10 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
+import { pollUntil } from '../support/poll.js';
+import { dataOf, openEventStream } from '../support/server-sent-events.js';
 
 let t: TestApp;
 let pool: pg.Pool;
@@ -43,33 +44,13 @@ async function holdSnapshots(): Promise<{ release(): Promise<void> }> {
   };
 }
 
-/** Opens `/live` on a real socket; resolves with what arrived once `until` says so (then leaves) or at its end. */
-function readLive(jobId: string, until: (text: string) => boolean): Promise<string> {
+/** A job's `/live` stream on a real socket, its events parsed as they arrive. */
+function openJobLive(jobId: string) {
   const { port } = t.app.getHttpServer().address() as AddressInfo;
-  return new Promise((resolve, reject) => {
-    const req = http.get({ port, path: `/v1/audit/${jobId}/live`, headers: bearer(KEYS.admin) }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        if (until(text)) {
-          req.destroy();
-          resolve(text);
-        }
-      });
-      res.on('end', () => resolve(text));
-    });
-    req.on('error', reject);
-  });
+  return openEventStream(`http://127.0.0.1:${port}/v1/audit/${jobId}/live`, bearer(KEYS.admin));
 }
 
-async function finished(jobId: string) {
-  for (let i = 0; i < 400; i += 1) {
-    const job = await jobOf(jobId);
-    if (job.status !== 'running') return job;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('the job did not finish in 10 s');
-}
+const finished = (jobId: string) => pollUntil(`audit job ${jobId} to finish`, () => jobOf(jobId), (job) => job.status !== 'running', { timeoutMs: 10_000 });
 
 describe('a whole-store audit job', () => {
   it('answers 202 at once, answers a second start with the running job, outlives a client that leaves, and ends with readable differences', async () => {
@@ -90,8 +71,10 @@ describe('a whole-store audit job', () => {
       const progress = await jobOf(jobId);
       expect(progress).toMatchObject({ jobId, status: 'running', finishedAt: null, progress: { sessions: 0, events: 0 } });
 
-      const seen = await readLive(jobId, (text) => text.includes('event: progress'));
-      expect(seen).toContain('"status":"running"');
+      const live = openJobLive(jobId);
+      await pollUntil('a progress event', () => live.events.some((event) => event.event === 'progress'));
+      live.close();
+      expect(live.text()).toContain('"status":"running"');
     } finally {
       await held.release();
     }
@@ -112,10 +95,11 @@ describe('a whole-store audit job', () => {
 
   it('streams progress and one done event with the result on /live', async () => {
     const { jobId } = (await admin()).body;
-    const text = await readLive(jobId, () => false);
-    expect(text).toMatch(/^event: progress\ndata: /);
-    const done = text.split('\n\n').find((e) => e.startsWith('event: done'));
-    expect(JSON.parse((done as string).slice('event: done\ndata: '.length))).toMatchObject({ jobId, status: 'completed', result: { sessions: 12 } });
+    const live = openJobLive(jobId);
+    await pollUntil('the job\'s stream to end', live.ended, Boolean, { timeoutMs: 10_000 });
+    expect(live.text()).toMatch(/^event: progress\ndata: /);
+    const done = dataOf(live.events, 'done');
+    expect(done).toEqual([expect.objectContaining({ jobId, status: 'completed', result: expect.objectContaining({ sessions: 12 }) })]);
   });
 
   it('refuses another replica’s running audit with 409, and bad input naming each field', async () => {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { queryAcrossSessions } from '#event-store';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
+import { pollUntil } from '../support/poll.js';
 
 let t: TestApp;
 let pool: pg.Pool;
@@ -18,8 +19,9 @@ beforeAll(async () => {
       ]);
     }
   }
-  await eventually(async () => (await queryAcrossSessions(pool, { text: `SELECT count(*)::int AS n FROM session_index WHERE version = 4` })).rows[0].n === 3);
-  await eventually(async () => (await queryAcrossSessions(pool, { text: `SELECT count(*)::int AS n FROM session_snapshots` })).rows[0].n >= 3);
+  const count = async (sql: string): Promise<number> => (await queryAcrossSessions(pool, { text: sql })).rows[0].n;
+  await pollUntil('the three sessions indexed at version 4', () => count(`SELECT count(*)::int AS n FROM session_index WHERE version = 4`), (n) => n === 3);
+  await pollUntil('three snapshots', () => count(`SELECT count(*)::int AS n FROM session_snapshots`), (n) => n >= 3);
 });
 afterAll(async () => {
   await pool.end();
@@ -28,14 +30,6 @@ afterAll(async () => {
 
 const api = ingestClient(() => t.server);
 const { admin } = api;
-
-async function eventually(probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('POST /v1/sessions/{id}/audit', () => {
   it('answers a match with equal hashes for a session written through the API', async () => {
@@ -80,11 +74,11 @@ describe('POST /v1/audit', () => {
   it('audits every session as a job and lists the mismatches at its end', async () => {
     const res = await admin('/v1/audit');
     expect(res.status).toBe(202);
-    let job = res.body;
-    for (let i = 0; i < 200 && job.status === 'running'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      job = (await request(t.server).get(`/v1/audit/${res.body.jobId}`).set(bearer(KEYS.admin))).body;
-    }
+    const job = await pollUntil(
+      'the audit job to finish',
+      async () => (await request(t.server).get(`/v1/audit/${res.body.jobId}`).set(bearer(KEYS.admin))).body,
+      (body) => body.status !== 'running',
+    );
     expect(job.status).toBe('completed');
     expect(job.result).toEqual({
       sessions: 3,

@@ -2,6 +2,8 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { scrapeMetric } from '../support/metrics.js';
+import { pollUntil } from '../support/poll.js';
 
 let t: TestApp;
 let port: number;
@@ -14,11 +16,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function disconnects(): Promise<number> {
-  const res = await request(t.server).get('/metrics');
-  const line = res.text.split('\n').find((l) => l.startsWith('chronicle_client_disconnects_total'));
-  return Number(line?.split(' ')[1] ?? 0);
-}
+const disconnects = async (): Promise<number> => (await scrapeMetric(t.server, 'chronicle_client_disconnects_total')) ?? 0;
 
 function rawRequest(text: string, closeAfterMs: number): Promise<string> {
   return new Promise((resolve) => {
@@ -46,8 +44,7 @@ describe('a client that goes away mid-request', () => {
     );
     expect(upload).not.toContain('500');
     const waitFor = async (n: number) => {
-      const deadline = Date.now() + 3000;
-      while ((await disconnects()) < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await pollUntil(`${n} client disconnects counted`, disconnects, (count) => count >= n);
       return disconnects();
     };
     expect(await waitFor(before + 1)).toBe(before + 1);

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import pino from 'pino';
-import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
+import { scrapeMetric } from '../support/metrics.js';
+import { pollUntil } from '../support/poll.js';
 
 /** Issue 15 item 3: the continuous auditor re-verifies changed sessions by itself and finds a tampered event. */
 const lines: Record<string, unknown>[] = [];
@@ -15,18 +16,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const api = ingestClient(() => t.server);
-const metric = async (name: string): Promise<number> => {
-  const { text } = await request(t.server).get('/metrics');
-  const line = text.split('\n').find((l) => l.startsWith(name));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-};
-async function eventually(probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A series of the auditor's metrics; a counter not counted yet reads 0. */
+const metric = async (series: string): Promise<number> => (await scrapeMetric(t.server, series)) ?? 0;
+/** Waits for a series to reach what `done` says, in the auditor's time (passes every 50 ms, a few per session). */
+const metricUntil = (series: string, done: (value: number) => boolean) => pollUntil(series, () => metric(series), done, { timeoutMs: 10_000 });
 
 describe('the continuous auditor', () => {
   it('verifies sessions that changed, a bounded number per pass, and they match', async () => {
@@ -34,16 +27,16 @@ describe('the continuous auditor', () => {
       await api.startSession(id, { createdAt: 1_800_000_000 });
       await api.recordMessages(id, [{ role: 'user', content: `hello ${id}`, timestamp: 1_800_000_001 }]);
     }
-    await eventually(async () => (await metric('chronicle_audit_sessions_verified_total{result="match"}')) >= 3);
+    await metricUntil('chronicle_audit_sessions_verified_total{result="match"}', (n) => n >= 3);
     expect(await metric('chronicle_audit_sessions_verified_total{result="mismatch"}')).toBe(0);
     expect(await metric('chronicle_audit_busy_seconds_total')).toBeGreaterThan(0);
-    await eventually(async () => (await metric('chronicle_audit_lag_events')) === 0);
+    await metricUntil('chronicle_audit_lag_events', (n) => n === 0);
   });
 
   it('finds an event edited in the table: a mismatch counted, a chain break, and a log line naming session and version', async () => {
     await api.startSession('ca-tampered', { createdAt: 1_800_000_000 });
     await api.recordMessages('ca-tampered', [{ role: 'user', content: 'the original words', timestamp: 1_800_000_001 }]);
-    await eventually(async () => (await metric('chronicle_audit_lag_events')) === 0);
+    await metricUntil('chronicle_audit_lag_events', (n) => n === 0);
     const client = new pg.Client({ connectionString: t.database.url });
     await client.connect();
     await client.query(
@@ -52,12 +45,12 @@ describe('the continuous auditor', () => {
     await client.end();
     // The next change of the session brings it back before the auditor.
     await api.recordMessages('ca-tampered', [{ role: 'assistant', content: 'a reply', timestamp: 1_800_000_002 }]);
-    await eventually(async () => (await metric('chronicle_audit_sessions_verified_total{result="mismatch"}')) >= 1);
+    await metricUntil('chronicle_audit_sessions_verified_total{result="mismatch"}', (n) => n >= 1);
     expect(await metric('chronicle_audit_chain_breaks_total')).toBeGreaterThanOrEqual(1);
     // A pass already under way when the row was edited may report the session at version 2 first; the
     // change to version 3 is verified after it in any case.
     const atThree = (l: Record<string, unknown>) => l.sessionId === 'ca-tampered' && l.version === 3 && String(l.msg).includes('continuous audit');
-    await eventually(async () => lines.some(atThree));
+    await pollUntil('the mismatch log line at version 3', () => lines.some(atThree), Boolean, { timeoutMs: 10_000 });
     expect(lines.find(atThree)).toMatchObject({ level: 50, sessionId: 'ca-tampered', version: 3, chainOk: false, firstBrokenVersion: 2 });
   });
 });

@@ -1,6 +1,8 @@
 import pino from 'pino';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { scrapeMetric } from '../support/metrics.js';
+import { pollUntil } from '../support/poll.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // Issue 11 item 7: an outage is logged once per change of state, not by every loop tick or request, and
@@ -31,10 +33,7 @@ afterAll(async () => {
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const reachableGauge = async () => {
-  const { text } = await request(t.server).get('/metrics');
-  return Number(text.split('\n').find((line) => line.startsWith('chronicle_database_reachable '))?.split(' ')[1]);
-};
+const reachableGauge = () => scrapeMetric(t.server, 'chronicle_database_reachable');
 
 describe('while the database is reachable', () => {
   it('answers ready 200 with every check by name', async () => {
@@ -73,8 +72,7 @@ describe('when the database becomes unreachable and comes back', () => {
     expect(new Set(answers)).toEqual(new Set([503]));
 
     proxy.restore();
-    const deadline = Date.now() + 10_000;
-    while ((await request(t.server).get('/health/ready')).status !== 200 && Date.now() < deadline) await pause(50);
+    await pollUntil('ready 200 again', async () => (await request(t.server).get('/health/ready')).status, (status) => status === 200, { timeoutMs: 10_000, intervalMs: 50 });
     await pause(300);
     expect(said('database unreachable')).toHaveLength(1);
     expect(said('database unreachable')[0]).toMatchObject({ level: 40, context: 'Database', err: expect.any(String) });

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { scrapeMetric } from '../support/metrics.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 // Regression (issue 12, defect 1): the database socket's ECONNRESET was taken for the HTTP client leaving, and
@@ -20,11 +21,7 @@ afterAll(async () => {
   await proxy.close();
 });
 
-async function disconnects(): Promise<number> {
-  const res = await request(t.server).get('/metrics');
-  const line = res.text.split('\n').find((l) => l.startsWith('chronicle_client_disconnects_total'));
-  return Number(line?.split(' ')[1] ?? 0);
-}
+const disconnects = async (): Promise<number> => (await scrapeMetric(t.server, 'chronicle_client_disconnects_total')) ?? 0;
 
 const journal = (seq: number) => ({ events: [{ seq, event: 'token', payload: { text: `t${seq}` }, createdAt: 2 }] });
 

@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '#platform';
 import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
 import { type ServiceMain, startServiceMain } from '../support/service-main.js';
-import { freePort } from '../support/test-postgres.mjs';
+import { pollUntil } from '../support/poll.js';
 
 // Issue 11 item 7: an embedded PostgreSQL that dies turns ready false and is restarted. The built service
 // (global setup builds dist/) runs without DATABASE_URL, so it starts its own cluster in a fresh data folder;
@@ -38,17 +39,19 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const readyStatus = () => fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.status, () => 0);
 const said = (msg: string) => main.lines.filter((line) => line.msg === msg);
 
+/** Waits for `check` while the service runs (its exit ends the wait at once); a failed wait shows the service's stderr. */
 async function until(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline || main.child.exitCode !== null) {
-      throw new Error(`gave up waiting for ${what} (exit ${main.child.exitCode}): ${main.stderr().slice(-4000)}`);
-    }
-    await pause(100);
+  const running = async () => {
+    if (main.child.exitCode !== null) throw new Error(`the service exited (${main.child.exitCode}) before ${what}`);
+    return check();
+  };
+  try {
+    await pollUntil(what, running, Boolean, { timeoutMs, intervalMs: 100 });
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${main.stderr().slice(-4000)}`, { cause: error });
   }
 }
 
@@ -83,13 +86,15 @@ describe('when the embedded PostgreSQL is killed', () => {
     expect(first).not.toBeNull();
     process.kill(first!, 'SIGKILL');
 
-    const down = await (async () => {
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await pause(20)) {
+    const down = await pollUntil(
+      '/health/ready to answer other than 200',
+      async () => {
         const res = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
-        if (res && res.status !== 200) return { status: res.status, body: await res.json() };
-      }
-      return null;
-    })();
+        return res && res.status !== 200 ? { status: res.status, body: await res.json() } : null;
+      },
+      Boolean,
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
     // Usually the database check fails; a restart quick enough to answer `SELECT 1` between the two checks
     // leaves the migrations check as the one that failed. Either way the 503 names what is down.
     expect(down).toMatchObject({ status: 503, body: { code: 'NOT_READY' } });
@@ -118,7 +123,6 @@ describe('when the embedded PostgreSQL is killed', () => {
     // It still stops cleanly, the restarted server with it.
     main.child.kill('SIGTERM');
     expect(await main.exited).toBe(0);
-    for (const deadline = Date.now() + 10_000; alive(second!) && Date.now() < deadline; ) await pause(100);
-    expect(alive(second!)).toBe(false);
+    await pollUntil('the restarted postmaster to stop with the service', () => !alive(second!), Boolean, { timeoutMs: 10_000, intervalMs: 100 });
   }, 60_000);
 });

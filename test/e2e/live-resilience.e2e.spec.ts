@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import pg from 'pg';
@@ -9,15 +8,8 @@ import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { LiveHub } from '../../apps/session-api/src/live/live-hub.js';
 import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
-
-async function eventually<T>(probe: () => Promise<T> | T, ok: (value: T) => boolean, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { pollUntil } from '../support/poll.js';
+import { dataOf, openEventStream } from '../support/server-sent-events.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,23 +19,9 @@ async function listen(t: TestApp): Promise<string> {
 }
 
 function openLive(url: string) {
-  const chunks: string[] = [];
-  let ended = false;
-  const req = http.get(url, { headers: { Authorization: `Bearer ${KEYS.read}` } });
-  const ready = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
-  void ready.then((res) => {
-    res.on('data', (chunk) => chunks.push(String(chunk)));
-    res.on('end', () => (ended = true));
-    res.on('error', () => undefined);
-  });
-  req.on('error', () => undefined);
-  const versions = () =>
-    chunks
-      .join('')
-      .split('\n\n')
-      .filter((block) => block.includes('event: transcript'))
-      .map((block) => JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)).version as number);
-  return { ready, versions, ended: () => ended, close: () => req.destroy() };
+  const stream = openEventStream(url, bearer(KEYS.read));
+  const versions = () => dataOf<{ version: number }>(stream.events, 'transcript').map((event) => event.version);
+  return { ready: stream.ready, versions, ended: stream.ended, close: stream.close };
 }
 
 /** A client straight to the test database, as another replica or an operator would connect. */
@@ -73,7 +51,7 @@ describe('live streams and shutdown', () => {
       await ingestClient(() => t.server).startSession('bye', { createdAt: 1 });
       const live = openLive(`${base}/v1/sessions/bye/live`);
       await live.ready;
-      await eventually(live.versions, (v) => v.length === 1);
+      await pollUntil('the first transcript event', live.versions, (v) => v.length === 1);
       expect(t.app.get(LiveHub).openStreamCount()).toBe(1);
 
       const started = Date.now();
@@ -82,7 +60,7 @@ describe('live streams and shutdown', () => {
       expect(closed).toBe(true);
       expect(Date.now() - started).toBeLessThan(2000);
       // Ended by the server (a clean end of the chunked body), not merely cut off.
-      expect(await eventually(live.ended, Boolean, 1000)).toBe(true);
+      await pollUntil('the server to end the stream', live.ended, Boolean, { timeoutMs: 1000 });
       live.close();
     } finally {
       if (!closed) await t.app.close();
@@ -114,13 +92,13 @@ describe('live updates across replicas', () => {
     const live = openLive(`${base}/v1/sessions/once/live`);
     try {
       await live.ready;
-      await eventually(live.versions, (v) => v.length === 1);
+      await pollUntil('the first transcript event', live.versions, (v) => v.length === 1);
       await api.recordMessages('once', [{ role: 'user', content: 'hi', timestamp: 2 }]);
       // The stream sends the newest version when it renders (a burst of changes may coalesce): wait for
       // version 2 on the wire before making version 3, so the test sees each change once, not a race.
-      await eventually(live.versions, (v) => v.length === 2);
+      await pollUntil('the transcript event of version 2', live.versions, (v) => v.length === 2);
       await api.recordMessages('once', [{ role: 'assistant', content: 'ho', timestamp: 3 }]);
-      await eventually(live.versions, (v) => v.length === 3);
+      await pollUntil('the transcript event of version 3', live.versions, (v) => v.length === 3);
       // Long enough for the echo of our own NOTIFY to come back over LISTEN.
       await sleep(500);
       expect(live.versions()).toEqual([1, 2, 3]);
@@ -136,13 +114,14 @@ describe('live updates across replicas', () => {
     const live = openLive(`${base}/v1/sessions/remote/live`);
     try {
       await live.ready;
-      await eventually(live.versions, (v) => v.length === 1);
+      await pollUntil('the first transcript event', live.versions, (v) => v.length === 1);
 
       const [before] = await withDatabase(t, listenerPids);
       expect(before).toBeDefined();
       await withDatabase(t, (client) => client.query('SELECT pg_terminate_backend($1)', [before]));
       const after = await withDatabase(t, (client) =>
-        eventually(
+        pollUntil(
+          'a new LISTEN connection',
           () => listenerPids(client),
           (pids) => pids.length === 1 && pids[0] !== before,
         ),
@@ -158,7 +137,7 @@ describe('live updates across replicas', () => {
         .set(bearer(KEYS.ingest))
         .send({ rows: [{ role: 'user', content: 'from afar', timestamp: 2 }] });
       expect(res.status).toBeLessThan(300);
-      expect(await eventually(live.versions, (v) => v.length === 2)).toEqual([1, 2]);
+      expect(await pollUntil('the other replica\'s change on the stream', live.versions, (v) => v.length === 2)).toEqual([1, 2]);
     } finally {
       live.close();
     }

@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { metricValue, scrapeMetric } from '../support/metrics.js';
+import { pollUntil } from '../support/poll.js';
 
 const lines: Record<string, unknown>[] = [];
 const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -15,11 +17,6 @@ afterAll(async () => {
   await t.close();
 });
 
-const metricValue = (text: string, line: RegExp): number | null => {
-  const match = text.split('\n').find((l) => line.test(l));
-  return match ? Number(match.split(' ').at(-1)) : null;
-};
-
 describe('operational metrics', () => {
   it('counts requests by route template and status, never by raw path', async () => {
     await request(t.server).post('/v1/sessions').set(bearer(KEYS.ingest)).send({ sessionId: 'ops-1' });
@@ -27,9 +24,9 @@ describe('operational metrics', () => {
     await request(t.server).get('/v1/sessions/ops-missing').set(bearer(KEYS.read));
     await request(t.server).get('/no/such/route/ops-xyz');
     const { text } = await request(t.server).get('/metrics');
-    expect(metricValue(text, /^chronicle_http_requests_total\{method="GET",route="\/v1\/sessions\/:id",status="200"\}/)).toBeGreaterThanOrEqual(1);
-    expect(metricValue(text, /^chronicle_http_requests_total\{method="GET",route="\/v1\/sessions\/:id",status="404"\}/)).toBeGreaterThanOrEqual(1);
-    expect(metricValue(text, /^chronicle_http_requests_total\{method="POST",route="\/v1\/sessions",status="201"\}/)).toBe(1);
+    expect(metricValue(text, 'chronicle_http_requests_total{method="GET",route="/v1/sessions/:id",status="200"}')).toBeGreaterThanOrEqual(1);
+    expect(metricValue(text, 'chronicle_http_requests_total{method="GET",route="/v1/sessions/:id",status="404"}')).toBeGreaterThanOrEqual(1);
+    expect(metricValue(text, 'chronicle_http_requests_total{method="POST",route="/v1/sessions",status="201"}')).toBe(1);
     expect(text).toContain('route="(unmatched)"');
     expect(text).not.toContain('ops-xyz');
     expect(text).toMatch(/^chronicle_http_request_duration_seconds_bucket\{le="0.001",method="GET",route="\/v1\/sessions\/:id",status="200"\}/m);
@@ -37,9 +34,9 @@ describe('operational metrics', () => {
 
   it('shows the database pool and the open live streams', async () => {
     const { text } = await request(t.server).get('/metrics');
-    expect(metricValue(text, /^chronicle_db_pool_connections\{state="total"\}/)).toBeGreaterThan(0);
-    expect(metricValue(text, /^chronicle_db_pool_connections\{state="waiting"\}/)).toBe(0);
-    expect(metricValue(text, /^chronicle_live_streams /)).toBe(0);
+    expect(metricValue(text, 'chronicle_db_pool_connections{state="total"}')).toBeGreaterThan(0);
+    expect(metricValue(text, 'chronicle_db_pool_connections{state="waiting"}')).toBe(0);
+    expect(metricValue(text, 'chronicle_live_streams')).toBe(0);
   });
 
   it('counts an open live stream while it is open, and not after its client left', async () => {
@@ -51,12 +48,10 @@ describe('operational metrics', () => {
     client.on('error', () => undefined);
     const response = await new Promise<http.IncomingMessage>((resolve) => client.on('response', resolve));
     expect(response.statusCode).toBe(200);
-    const streams = async () => metricValue((await request(t.server).get('/metrics')).text, /^chronicle_live_streams /);
+    const streams = () => scrapeMetric(t.server, 'chronicle_live_streams');
     expect(await streams()).toBe(1);
     client.destroy();
-    const deadline = Date.now() + 3000;
-    while ((await streams()) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await streams()).toBe(0);
+    await pollUntil('no open live stream counted', streams, (open) => open === 0);
   });
 });
 
@@ -78,6 +73,6 @@ describe('recovery decisions', () => {
       }),
     ]);
     const { text } = await request(t.server).get('/metrics');
-    expect(metricValue(text, /^chronicle_recovery_decisions_total\{decision="TurnInterrupted",cause="lost_worker_bookkeeping"\}/)).toBe(1);
+    expect(metricValue(text, 'chronicle_recovery_decisions_total{decision="TurnInterrupted",cause="lost_worker_bookkeeping"}')).toBe(1);
   });
 });

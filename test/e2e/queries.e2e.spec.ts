@@ -5,6 +5,9 @@ import request from 'supertest';
 import { projectSession, renderTranscript, type SessionEvent } from '#domain';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
+import { scrapeMetric } from '../support/metrics.js';
+import { pollUntil } from '../support/poll.js';
+import { dataOf, openEventStream } from '../support/server-sent-events.js';
 
 let t: TestApp;
 let baseUrl: string;
@@ -19,15 +22,6 @@ afterAll(async () => {
 
 const api = ingestClient(() => t.server);
 const { read } = api;
-
-async function eventually<T>(probe: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('time travel', () => {
   it('answers the transcript as of any version, equal to a replay of the events up to it', async () => {
@@ -106,9 +100,7 @@ describe('cached transcript answers', () => {
     expect(decoded[2]).toEqual(decoded[0]);
     expect(decoded[0].messages).toHaveLength(40);
     expect(new Set([plain, br, gzip].map((r) => r.headers.etag)).size).toBe(1);
-    const metrics = await request(t.server).get('/metrics');
-    const gauge = /^chronicle_answer_cache_bytes (\d+)/m.exec(metrics.text);
-    expect(Number(gauge?.[1])).toBeGreaterThan(plain.body.length);
+    expect(await scrapeMetric(t.server, 'chronicle_answer_cache_bytes')).toBeGreaterThan(plain.body.length);
   });
 });
 
@@ -122,7 +114,8 @@ describe('GET /v1/sessions (async index)', () => {
       await api.startSession(id, { title, createdAt: 50 });
     }
     await api.submit('list-b', { runId: 'rb', text: 'go', submittedAt: 60 });
-    const all = await eventually(
+    const all = await pollUntil(
+      'a first page of two listed sessions with a next cursor',
       () => read('/v1/sessions?q=list-&limit=2'),
       (res) => res.body.items?.length === 2 && res.body.nextCursor !== null,
     );
@@ -133,7 +126,8 @@ describe('GET /v1/sessions (async index)', () => {
 
     const alpha = await read('/v1/sessions?q=ALPHA');
     expect(alpha.body.items.map((s: { sessionId: string }) => s.sessionId).sort()).toEqual(['list-a', 'list-c']);
-    const pending = await eventually(
+    const pending = await pollUntil(
+      'list-b listed as pending',
       () => read('/v1/sessions?status=pending'),
       (res) => res.body.items?.some((s: { sessionId: string }) => s.sessionId === 'list-b'),
     );
@@ -160,7 +154,8 @@ describe('GET /v1/sessions (async index)', () => {
     // The sweep interrupts the stale turn: the index then lists a marker waiting for its journal, no pending turn.
     const sweep = await api.admin('/v1/recovery/sweep').send({});
     expect(sweep.body).toMatchObject({ interrupted: 1 });
-    const recovering = await eventually(
+    const recovering = await pollUntil(
+      'one session listed as recovering',
       () => read('/v1/sessions?status=recovering&q=list-'),
       (res) => res.body.items?.length === 1,
     );
@@ -189,20 +184,9 @@ describe('GET /v1/sessions/{id}/markers', () => {
 });
 
 function openLive(path: string, lastEventId?: string) {
-  const chunks: string[] = [];
-  const req = http.get(`${baseUrl}${path}`, {
-    headers: { Authorization: `Bearer ${KEYS.read}`, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) },
-  });
-  const ready = new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
-  ready.then((res) => res.on('data', (chunk) => chunks.push(String(chunk))));
-  req.on('error', () => undefined);
-  const events = () =>
-    chunks
-      .join('')
-      .split('\n\n')
-      .filter((block) => block.includes('event: transcript'))
-      .map((block) => JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)));
-  return { ready, events, text: () => chunks.join(''), close: () => req.destroy() };
+  const stream = openEventStream(`${baseUrl}${path}`, { ...bearer(KEYS.read), ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) });
+  const events = () => dataOf<{ version: number; hash: string }>(stream.events, 'transcript');
+  return { ready: stream.ready, events, text: stream.text, close: stream.close };
 }
 
 describe('GET /v1/sessions/{id}/live (SSE)', () => {
@@ -212,19 +196,19 @@ describe('GET /v1/sessions/{id}/live (SSE)', () => {
     const res = await live.ready;
     expect(res.headers['content-type']).toContain('text/event-stream');
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    await eventually(async () => live.events(), (e) => e.length === 1);
+    await pollUntil('the first transcript event', live.events, (e) => e.length === 1);
     await api.recordMessages('live', [{ role: 'user', content: 'ping', timestamp: 2 }]);
-    const events = await eventually(async () => live.events(), (e) => e.length === 2);
+    const events = await pollUntil('the transcript event of version 2', live.events, (e) => e.length === 2);
     expect(events.map((e) => e.version)).toEqual([1, 2]);
     const transcript = await read('/v1/sessions/live/transcript');
     expect(events[1].hash).toBe(transcript.body.hash);
-    await eventually(async () => live.text(), (text) => text.includes(': heartbeat'));
+    await pollUntil('a heartbeat', live.text, (text) => text.includes(': heartbeat'));
     live.close();
 
     await api.recordMessages('live', [{ role: 'assistant', content: 'pong', timestamp: 3 }]);
     const resumed = openLive('/v1/sessions/live/live', '2');
     await resumed.ready;
-    const missed = await eventually(async () => resumed.events(), (e) => e.length === 1);
+    const missed = await pollUntil('the missed version after Last-Event-ID', resumed.events, (e) => e.length === 1);
     expect(missed.map((e) => e.version)).toEqual([3]);
     resumed.close();
   });

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import request from 'supertest';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { pollUntil } from '../support/poll.js';
 
 const lines: Record<string, unknown>[] = [];
 const log = pino({ level: 'info', name: 'chronicle' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
@@ -18,11 +19,7 @@ beforeEach(() => {
 });
 
 /** The log line of a request is written once its response finished, which supertest may see first. */
-async function eventuallyLogged(count: number) {
-  const deadline = Date.now() + 2000;
-  while (requestLines().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-  return requestLines();
-}
+const eventuallyLogged = (count: number) => pollUntil(`${count} request log lines`, requestLines, (logged) => logged.length >= count);
 
 describe('x-request-id', () => {
   it('takes the caller\'s id, echoes it and stores it with the events the request appended', async () => {

@@ -3,10 +3,11 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '#platform';
 import { TEST_KEYS_SPEC } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { pollUntil } from '../support/poll.js';
 import { startServiceMain } from '../support/service-main.js';
-import { freePort } from '../support/test-postgres.mjs';
 
 // Issue 11 item 7, at the process level: the built service's start, as an operator sees it.
 let scratch: string;
@@ -68,15 +69,13 @@ describe('a DATABASE_URL that is not reachable yet at start', () => {
     });
     try {
       const retries = () => main.lines.filter((line) => line.msg === 'database not reachable yet; retrying');
-      for (const deadline = Date.now() + 20_000; retries().length < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      await pollUntil('three connection retries logged', () => retries().length >= 3, Boolean, { timeoutMs: 20_000, intervalMs: 50 });
       forwardingSince = Date.now();
-      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
-        if (status === 200) break;
-      }
+      const readyStatus = () => fetch(`http://127.0.0.1:${port}/health/ready`).then((r) => r.status, () => 0);
+      await pollUntil('ready 200 once the database is reachable', readyStatus, (status) => status === 200, { timeoutMs: 20_000, intervalMs: 100 });
       // Log lines leave in blocks at most 250 ms apart.
       const listening = () => main.lines.some((line) => String(line.msg).startsWith('Chronicle listening'));
-      for (const deadline = Date.now() + 3_000; !listening() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      await pollUntil('the "Chronicle listening" log line', listening, Boolean, { timeoutMs: 3_000, intervalMs: 50 });
       const messages = main.lines.map((line) => line.msg);
       const ready = main.lines.filter((line) => line.msg === 'database ready');
       expect(ready).toHaveLength(1);

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chainRows, type MessageRow, type ToolCard, transcriptHashOf } from '#domain';
 
@@ -6,6 +5,8 @@ import { chainRows, type MessageRow, type ToolCard, transcriptHashOf } from '#do
 const transcriptHashOfBody = ({ messages, toolCards }: { messages: MessageRow[]; toolCards: ToolCard[] }) => transcriptHashOf(chainRows(messages), toolCards);
 import { KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
+import { pollUntil } from '../support/poll.js';
+import { openEventStream } from '../support/server-sent-events.js';
 
 /** Issue 10.2: `since` deltas, `streaming=1`, and `/live?patches=1` applied by a client. */
 
@@ -108,32 +109,11 @@ interface Patch {
 
 function openPatches(path: string, lastEventId?: string) {
   const patches: Patch[] = [];
-  let buffer = '';
-  const headers: Record<string, string> = { Authorization: `Bearer ${KEYS.read}`, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) };
-  const req = http.get(`${base}${path}`, { headers });
-  const ready = new Promise<void>((resolve) =>
-    req.on('response', (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (!block.includes('event: patch')) continue;
-          patches.push(JSON.parse(block.split('\n').find((line) => line.startsWith('data: '))!.slice(6)) as Patch);
-        }
-      });
-      resolve();
-    }),
-  );
-  req.on('error', () => undefined);
-  return { ready, patches, close: () => req.destroy() };
-}
-
-async function until(ok: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const headers = { Authorization: `Bearer ${KEYS.read}`, ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) };
+  const stream = openEventStream(`${base}${path}`, headers, (event) => {
+    if (event.event === 'patch') patches.push(JSON.parse(event.data) as Patch);
+  });
+  return { ready: stream.ready.then(() => undefined), patches, close: stream.close };
 }
 
 describe('GET …/live?patches=1', () => {
@@ -141,7 +121,7 @@ describe('GET …/live?patches=1', () => {
     await startWithRows('live-10k', 10_000);
     const live = openPatches('/v1/sessions/live-10k/live?patches=1');
     await live.ready;
-    await until(() => live.patches.length >= 1);
+    await pollUntil('the first patch of the 10,000-row session', () => live.patches.length >= 1, Boolean, { timeoutMs: 15_000 });
     let rows: MessageRow[] = [];
     let applied = 0;
     const apply = () => {
@@ -156,7 +136,7 @@ describe('GET …/live?patches=1', () => {
     for (let seq = 1; seq <= 20; seq += 1) await token('live-10k', 'run-l', seq, ` word${seq}`);
     await api.settle('live-10k', 'run-l', [{ role: 'user', content: 'go on', timestamp: T0 + 20_000 }, { role: 'assistant', content: 'done streaming', timestamp: T0 + 20_001 }], T0 + 20_002);
     const final = await read('/v1/sessions/live-10k/transcript');
-    await until(() => live.patches.at(-1)?.version === final.body.version);
+    await pollUntil(`the patch of version ${final.body.version}`, () => live.patches.at(-1)?.version === final.body.version, Boolean, { timeoutMs: 15_000 });
     live.close();
     apply();
     expect(rows).toHaveLength(final.body.messages.length);
@@ -174,7 +154,7 @@ describe('GET …/live?patches=1', () => {
     await api.recordMessages('live-resume', [{ role: 'user', content: 'later', timestamp: T0 + 99 }]);
     const live = openPatches('/v1/sessions/live-resume/live?patches=1', String(held.body.version));
     await live.ready;
-    await until(() => live.patches.length >= 1);
+    await pollUntil('the patch from the held version', () => live.patches.length >= 1);
     live.close();
     expect(live.patches[0]).toMatchObject({ since: held.body.version, from: 5, version: held.body.version + 1 });
     expect(live.patches[0]!.messages).toEqual([expect.objectContaining({ content: 'later' })]);

@@ -1,13 +1,8 @@
-import http from 'node:http';
 import request from 'supertest';
 import type { App } from 'supertest/types.js';
 import { bearer, KEYS } from './app.js';
-
-export interface ServerSentEvent {
-  readonly event: string;
-  readonly data: string;
-  readonly id?: string;
-}
+import { pollUntil } from './poll.js';
+import { openEventStream, type ServerSentEvent } from './server-sent-events.js';
 
 /** One answer of the service, by the OpenAPI operation it belongs to (`GET /v1/sessions/{id}`). */
 export interface Observed {
@@ -26,20 +21,6 @@ export function extraFields(value: unknown, parsed: unknown, path = ''): string[
   return Object.entries(value).flatMap(([key, inner]) =>
     key in parsed ? extraFields(inner, (parsed as Record<string, unknown>)[key], path ? `${path}.${key}` : key) : [path ? `${path}.${key}` : key],
   );
-}
-
-/** Complete events of a text/event-stream body; comments and `retry:` blocks are no events. */
-function parseEvents(text: string): ServerSentEvent[] {
-  return text
-    .split('\n\n')
-    .slice(0, -1)
-    .flatMap((block) => {
-      const fields = block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]);
-      const field = (name: string) => fields.filter(([key]) => key === name).map(([, value]) => value);
-      if (field('data').length === 0) return [];
-      const id = field('id').at(-1);
-      return [{ event: field('event').at(-1) ?? 'message', data: field('data').join('\n'), ...(id === undefined ? {} : { id }) }];
-    });
 }
 
 const A = 'docs-a';
@@ -69,25 +50,12 @@ export class ScenarioRecorder {
     request(this.server)[method](path).set(bearer(key)).send(body);
 
   /** Opens an event stream on a real socket and leaves once `enough` events came (or the stream ended). */
-  private events(route: string, path: string, key: string, enough: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port: this.port, path, headers: bearer(key) }, (res) => {
-        let text = '';
-        const done = () => {
-          this.observed.push({ route, status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: null, text, events: parseEvents(text) });
-          resolve();
-        };
-        res.on('data', (chunk: Buffer) => {
-          text += chunk.toString();
-          if (parseEvents(text).length >= enough) {
-            req.destroy();
-            done();
-          }
-        });
-        res.on('end', done);
-      });
-      req.on('error', reject);
-    });
+  private async events(route: string, path: string, key: string, enough: number): Promise<void> {
+    const stream = openEventStream(`http://127.0.0.1:${this.port}${path}`, bearer(key));
+    const res = await stream.ready;
+    await pollUntil(`${enough} events on ${path}`, () => stream.events.length >= enough || stream.ended());
+    stream.close();
+    this.observed.push({ route, status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: null, text: stream.text(), events: [...stream.events] });
   }
 
   async run(): Promise<void> {
@@ -156,9 +124,7 @@ export class ScenarioRecorder {
     // After the rebuild the index holds every session: a page of one has a next cursor.
     await call('GET /v1/sessions', get('/v1/sessions?limit=1'));
     const job = await call('POST /v1/audit', send('post', '/v1/audit', {}, KEYS.admin));
-    for (let i = 0; i < 400 && (await get(`/v1/audit/${job.body.jobId}`, KEYS.admin)).body.status === 'running'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await pollUntil('the audit job to finish', () => get(`/v1/audit/${job.body.jobId}`, KEYS.admin), (res) => res.body.status !== 'running', { timeoutMs: 10_000 });
     await call('GET /v1/audit/{jobId}', get(`/v1/audit/${job.body.jobId}`, KEYS.admin));
     await this.events('GET /v1/audit/{jobId}/live', `/v1/audit/${job.body.jobId}/live`, KEYS.admin, 2);
     const sidecar = { session_id: 'hx-docs', title: 'Imported', created_at: 1_790_000_000, messages: rows.map((row, i) => ({ role: row.role, content: row.content, timestamp: 1_790_000_000 + i })) };

@@ -1,5 +1,6 @@
 import type { App } from 'supertest/types.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
 import type pino from 'pino';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
@@ -19,6 +20,10 @@ export interface TestApp {
   readonly app: NestFastifyApplication;
   readonly server: App;
   readonly database: TestDatabase;
+  /** A query on the app's database, as an operator or another replica would send it (one connection, opened on first use). */
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** How many events the store holds: a refused request stores nothing. */
+  storedEvents(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -47,11 +52,19 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   });
   const keys = parseApiKeys(options.keys ?? TEST_KEYS_SPEC);
   const app = await createApp({ config, databaseUrl, keys, log: options.log });
+  let pool: pg.Pool | undefined;
+  const query = async <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => {
+    pool ??= new pg.Pool({ connectionString: database.url, max: 1 });
+    return (await pool.query<R>(sql, params)).rows;
+  };
   return {
     app,
     server: app.getHttpServer(),
     database,
+    query,
+    storedEvents: async () => (await query<{ n: number }>('SELECT count(*)::int AS n FROM events'))[0].n,
     async close() {
+      await pool?.end();
       await app.close();
       await database.drop();
     },

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { chainHash } from '#event-store';
+import { toSessionStreamId } from '#domain';
+import { chainHash, PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { appendGolden, goldenNames, runIn } from './cli-test.fixture.js';
 
@@ -119,6 +120,30 @@ describe('chronicle export / import', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`stream ${events[0].streamId} version ${events.length}: conflicts with the stored event`));
     expect(await chain(target.url)).toEqual(before);
+  });
+
+  it('carries a __proto__ and a constructor key of event data as data, byte for byte (issue 27)', async () => {
+    const [from, to] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    const pool = new pg.Pool({ connectionString: from.url, max: 1 });
+    const store = new PostgresEventStore(pool);
+    try {
+      const payload = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"text":"a"}');
+      await store.append(toSessionStreamId('proto'), [
+        { type: 'SessionStarted', data: { sessionId: 'proto', title: null, parentSessionId: null, createdAt: 1 } },
+        { type: 'JournalEventRecorded', data: { runId: 'r', seq: 1, event: 'token', payload, createdAt: 2 } },
+      ]);
+      const exported = await runIn(from.url, ['export']);
+      expect(exported.stdout).toContain('"payload":{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"text":"a"}');
+      const path = join(dir, 'proto.ndjson');
+      writeFileSync(path, exported.stdout);
+      expect(await runIn(to.url, ['import', path])).toMatchObject({ code: 0, stdout: 'imported 2 event(s) of 1 stream(s); 0 already stored\n' });
+      const texts = (url: string) => rows(url, `SELECT version::int, data::text, hash FROM events ORDER BY version`);
+      expect(await texts(to.url)).toEqual(await texts(from.url));
+      expect((await runIn(to.url, ['audit'])).code).toBe(0);
+    } finally {
+      await store.close();
+      await Promise.all([from.drop(), to.drop()]);
+    }
   });
 
   it('answers exit 1 for a line that is not an event, and 2 for a missing file', async () => {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { freeJsonProblem, fromSessionStreamId } from '#domain';
+import { fromSessionStreamId } from '#domain';
 
 /** One event line of an import file, validated (the shape `chronicle export` writes). */
 export interface ImportEvent {
@@ -45,9 +45,6 @@ export function parseEventLine(text: string, line: number, bytes = Buffer.byteLe
   }
   if (typeof type !== 'string' || type === '') throw new BadLine(line, `type must be a non-empty string (stream ${streamId})`);
   if (data === undefined) throw new BadLine(line, `data is missing (stream ${streamId} version ${version})`);
-  // The one rule of the service: a prototype key is refused, never stored nor silently dropped.
-  const prototypeKey = freeJsonProblem({ data, metadata }, Number.POSITIVE_INFINITY);
-  if (prototypeKey) throw new BadLine(line, `${prototypeKey.path.join('.')}: ${prototypeKey.message} (stream ${streamId} version ${version})`);
   if (metadata !== undefined && !isObject(metadata)) throw new BadLine(line, `metadata must be an object (stream ${streamId})`);
   if (typeof hash !== 'string' || !HASH.test(hash)) throw new BadLine(line, `hash must be 64 hex digits (stream ${streamId} version ${version})`);
   if (sessionId !== undefined && sessionId !== fromSessionStreamId(streamId)) {

@@ -1,13 +1,16 @@
+import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   createLogger,
+  escapeMalformedSegments,
   Metrics,
   PinoNestLogger,
   registerCors,
   registerJsonBodyParser,
   RateLimiter,
   registerAuthentication,
+  registerPathEncodingCheck,
   registerRequestLog,
   type RouteAccessLookup,
   registerRequestMetrics,
@@ -38,6 +41,8 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
     trustProxy: true,
     requestTimeout: REQUEST_TIMEOUT_MS,
     genReqId: requestIdFor,
+    // A path segment that is not valid percent-encoding reaches its route, to be refused as a problem there.
+    rewriteUrl: (request: IncomingMessage) => escapeMalformedSegments(request.url ?? '/'),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
   });
   const fastify = adapter.getInstance();
@@ -51,6 +56,7 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   const access: { lookup?: RouteAccessLookup } = {};
   const limiter = new RateLimiter(runtime.config.rateLimitPerMinute);
   registerAuthentication(fastify, { keys: runtime.keys, limiter, lookup: () => access.lookup });
+  registerPathEncodingCheck(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes, limiter }), adapter, {
     logger: new PinoNestLogger(log),
     bodyParser: false,

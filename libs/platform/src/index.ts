@@ -2,6 +2,7 @@ export { runMigrations, revertLastMigration, knownMigrationNames } from './datab
 export { DatabaseReachability, type ReachabilityLog, type ReachabilityOptions } from './database/database-reachability.js';
 export { isDatabaseUnavailable } from './errors/database-unavailable.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
+export { freePort } from './net/free-port.js';
 export { ServerSupervisor, type ServerExit, type SupervisedProcess, type SupervisorHooks, type SupervisorOptions } from './database/server-supervisor.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export * from './auth/api-keys.js';
@@ -18,6 +19,7 @@ export { registerRequestLog, requestIdFor } from './logging/request-log.hook.js'
 export { registerRequestMetrics } from './metrics/request-metrics.hook.js';
 export { registerJsonBodyParser } from './validation/json-body.parser.js';
 export { RouteTable, type RouteEntry } from './http/route-table.js';
+export { escapeMalformedSegments, registerPathEncodingCheck } from './http/path-encoding.js';
 export { registerCors, parseCorsOrigins, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from './http/cors.js';
 export { registerAuthentication, type RouteAccessLookup } from './auth/authentication.hook.js';
 export { authorizeRequest } from './auth/authorize-request.js';

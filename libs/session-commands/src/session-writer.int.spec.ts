@@ -1,7 +1,8 @@
-import { decide, type SessionCommand, toSessionStreamId } from '#domain';
+import { type SessionCommand, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { SessionViews, SnapshotStore } from '#read-models';
 import { useTestDatabase } from '../../../test/support/database.js';
+import { executeSessionCommand } from './session-command.js';
 import { SessionWriter } from './session-writer.js';
 
 const db = useTestDatabase();
@@ -30,10 +31,7 @@ function replica(store: EventStore) {
   const views = new SessionViews(store, new SnapshotStore(db.pool), { snapshotEvery: 1000, idleSnapshotMs: 0 });
   const writer = new SessionWriter(store, views);
   const run = (sessionId: string, command: SessionCommand, options: { expectedVersion?: number } = {}) =>
-    writer.write(sessionId, ({ state }) => decide(command, state), {
-      ...options,
-      creates: command.type === 'StartSession',
-    });
+    executeSessionCommand(writer, sessionId, command, options);
   return { views, run };
 }
 
@@ -103,8 +101,7 @@ describe('the session writer', () => {
   it('answers a repeated Idempotency-Key as a duplicate', async () => {
     const a = replica(db.store);
     await a.run('key-1', start('key-1'));
-    const write = () =>
-      new SessionWriter(db.store, a.views).write('key-1', ({ state }) => decide(rows(1), state), { idempotencyKey: 'k1' });
+    const write = () => executeSessionCommand(new SessionWriter(db.store, a.views), 'key-1', rows(1), { idempotencyKey: 'k1' });
     expect(await write()).toMatchObject({ appended: 1, duplicate: false });
     expect(await write()).toMatchObject({ appended: 0, duplicate: true, version: 2 });
   });

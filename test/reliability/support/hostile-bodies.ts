@@ -21,8 +21,9 @@ const inField = (fields: readonly string[]) =>
 
 /**
  * Bodies no ingestion route may store: wrong types, huge strings, nesting past the limit, lone surrogates and
- * NUL, prototype-pollution keys, SQL fragments, invalid JSON, the wrong media type; each is refused with a
- * 4xx, never a 5xx. `fields` are the route's own fields (hostile values are put into them).
+ * NUL, prototype-pollution keys where a body's own fields are (an unknown field there) or in place of a field's
+ * value (the wrong type), SQL fragments, invalid JSON, the wrong media type; each is refused with a 4xx, never a
+ * 5xx. `fields` are the route's own fields (hostile values are put into them).
  */
 export function hostileBody(fields: readonly string[]): fc.Arbitrary<RawBody> {
   const json = (text: string): RawBody => ({ contentType: 'application/json', text });

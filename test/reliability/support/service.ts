@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { httpCall, startServiceProcess, type ServiceProcess } from '../../../bench/service-process.js';
+import { freePort } from '#platform';
 import { TEST_KEYS_SPEC } from '../../support/app.js';
-import { freePort } from '../../support/test-postgres.mjs';
+import { pollUntil } from '../../support/poll.js';
 
 /** The built service (global setup builds dist/ for its `npm run migrate`). */
 const MAIN = join(process.cwd(), 'dist/apps/session-api/src/main.js');
@@ -42,12 +43,11 @@ export class ServiceUnderTest {
   async restart(): Promise<void> {
     this.process = startServiceProcess(`chronicle-${this.port}`, MAIN, this.env);
     this.starts += 1;
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const status = await httpCall(this.port, 'GET', '/health/live').then((r) => r.status, () => 0);
-      if (status === 200) return;
-      if (Date.now() > deadline) throw new Error(`the service did not start: ${this.process.stderrTail()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const live = () => httpCall(this.port, 'GET', '/health/live').then((r) => r.status, () => 0);
+    try {
+      await pollUntil('the service to serve /health/live', live, (status) => status === 200, { timeoutMs: 30_000, intervalMs: 100 });
+    } catch (error) {
+      throw new Error(`the service did not start: ${this.process.stderrTail()}`, { cause: error });
     }
   }
 

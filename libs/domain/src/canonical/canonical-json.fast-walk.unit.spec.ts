@@ -25,6 +25,12 @@ describe('canonicalJson, fast and careful', () => {
     expect(canonicalJson(JSON.parse('{"b":-0,"a":[1e21,"\\u2028"],"B":{}}'))).toBe('{"B":{},"a":[1e+21,"\u2028"],"b":0}');
   });
 
+  it('writes own __proto__ and constructor keys as data on either walk, so the hash chain covers them (issue 27)', () => {
+    const value = JSON.parse('{"z":1,"constructor":{"prototype":{"x":1}},"__proto__":{"polluted":true}}');
+    const text = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"z":1}';
+    expect([canonicalJson(value), careful(value)]).toEqual([text, text]);
+  });
+
   it('refuses what JSON cannot carry on either walk', () => {
     expect(() => canonicalJson({ a: [1, Number.NaN] })).toThrow('non-finite number at $.a[1]');
   });

@@ -36,25 +36,44 @@ describe('free-form JSON fields', () => {
     });
   });
 
-  describe('with a prototype key (issue 12, defect 4: refused everywhere, never dropped)', () => {
-    it('refuses __proto__ at the top of a payload, where copying it would have dropped it', () => {
-      const payload = JSON.parse('{"__proto__":{"polluted":true},"text":"hi"}');
-      expect(issuesOf(journalEventSchema.safeParse(event(payload)))).toEqual([
-        { path: 'payload.__proto__', message: 'prototype keys (__proto__, constructor.prototype) are refused' },
-      ]);
+  describe('with a key named __proto__ or constructor (issue 27: data, kept as it came)', () => {
+    const KEYS = '"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}';
+    const keyed = (fields: string) => JSON.parse(`{${KEYS},${fields}}`) as Record<string, unknown>;
+    const ownKeysAndPrototype = (value: object) => [Object.keys(value), Object.getPrototypeOf(value) === Object.prototype];
+
+    it('keeps them at the top of a journal payload, where a copy would have lost __proto__ to the prototype setter', () => {
+      const parsed = journalEventSchema.parse(event(keyed('"text":"hi"')));
+      expect(ownKeysAndPrototype(parsed.payload)).toEqual([['__proto__', 'constructor', 'text'], true]);
+      expect(JSON.stringify(parsed.payload)).toBe(`{${KEYS},"text":"hi"}`);
+      expect(parsed.payload['text']).toBe('hi');
     });
 
-    it('refuses a nested __proto__ and constructor.prototype at their paths', () => {
-      const payload = JSON.parse('{"args":[{"__proto__":{}}],"x":{"constructor":{"prototype":{}}}}');
-      expect(issuesOf(journalEventSchema.safeParse(event(payload))).map((issue) => issue.path)).toEqual([expect.stringMatching(/^payload\.(args\.0\.__proto__|x\.constructor\.prototype)$/)]);
-      const row = messageRowSchema.safeParse({ role: 'user', meta: JSON.parse('{"__proto__":1}') });
-      expect(issuesOf(row).map((issue) => issue.path)).toEqual(['meta.__proto__']);
+    it('keeps them in meta, attachments, toolCalls and the extra keys of a content part', () => {
+      const row = messageRowSchema.parse({
+        role: 'user',
+        meta: keyed('"turnTps":1'),
+        attachments: [keyed('"name":"a"')],
+        toolCalls: [{ function: { arguments: keyed('"q":1') } }],
+        content: [keyed('"type":"tool_result"'), { type: 'text', text: 'hi' }],
+      });
+      expect(ownKeysAndPrototype(row.meta!)).toEqual([['__proto__', 'constructor', 'turnTps'], true]);
+      expect(JSON.stringify([row.attachments, row.toolCalls, row.content])).toBe(
+        `[[{${KEYS},"name":"a"}],[{"function":{"arguments":{${KEYS},"q":1}}}],[{${KEYS},"type":"tool_result"},{"type":"text","text":"hi"}]]`,
+      );
+      const submission = userMessageSubmittedDataSchema.parse({ runId: 'r', text: 't', attachments: [keyed('"name":"a"')], submittedAt: 1 });
+      expect(JSON.stringify(submission.attachments)).toBe(`[{${KEYS},"name":"a"}]`);
     });
 
-    it('keeps every other key verbatim, a "constructor" string and "prototype" elsewhere included', () => {
-      const payload = { text: "'; DROP TABLE events; --", constructor: 'x', prototype: { a: 1 }, nested: { toString: 1 } };
-      const parsed = journalEventSchema.parse(event(payload));
-      expect(parsed.payload).toEqual(payload);
+    it('still checks the shape around them: a content part needs a type, a text part its text', () => {
+      const row = messageRowSchema.safeParse({ role: 'user', content: [keyed('"text":"x"'), keyed('"type":"text"')] });
+      expect(issuesOf(row).map((issue) => issue.path)).toEqual(['content.0.type', 'content.1.text']);
+      expect(issuesOf(journalEventSchema.safeParse(event([keyed('"a":1')])))).toEqual([{ path: 'payload', message: expect.stringContaining('expected record') }]);
+    });
+
+    it('pollutes nothing', () => {
+      journalEventSchema.parse(event(keyed('"text":"hi"')));
+      expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+      expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('polluted');
     });
   });
 });

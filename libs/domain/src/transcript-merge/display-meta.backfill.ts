@@ -32,18 +32,18 @@ export function isEmptyMetaValue(value: unknown): boolean {
 
 /**
  * R13: each `meta` key that is missing or empty on the kept row is copied from the dropped
- * duplicate. Adaptation: display metadata is our `meta` object, so every key of it takes part.
+ * duplicate. Adaptation: display metadata is our `meta` object, so every key of it takes part, a
+ * `__proto__` or `constructor` key included: the kept row's own keys are read (not what its prototype
+ * has under that name), and the copies are defined, never assigned (which would set a prototype).
  */
 export function backfillMeta(kept: MessageRow, dropped: MessageRow): MessageRow {
   const source = dropped.meta;
   if (!isRecord(source)) return kept;
-  let additions: Record<string, unknown> | null = null;
-  for (const [key, value] of Object.entries(source)) {
-    if (isEmptyMetaValue(value) || !isEmptyMetaValue(kept.meta?.[key])) continue;
-    additions ??= {};
-    additions[key] = value;
-  }
-  return additions === null ? kept : withRowFields(kept, { meta: { ...kept.meta, ...additions } });
+  const keptMeta = kept.meta;
+  const additions = Object.entries(source).filter(
+    ([key, value]) => !isEmptyMetaValue(value) && (!keptMeta || !Object.hasOwn(keptMeta, key) || isEmptyMetaValue(keptMeta[key])),
+  );
+  return additions.length === 0 ? kept : withRowFields(kept, { meta: { ...keptMeta, ...Object.fromEntries(additions) } });
 }
 
 /** Copies a state row's provider bytes onto a kept row that has none; an existing value is never replaced. */

@@ -1,3 +1,4 @@
+import { pollUntil } from '../../../../test/support/poll.js';
 import { chainHash } from '../event-hash.js';
 import {
   type AppendedStream,
@@ -9,16 +10,6 @@ import {
   START,
   type StoredEvent,
 } from '../event-store.js';
-
-/** Retries an expectation: the snapshot fence may briefly hide events behind another open transaction. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
   let resolve!: () => void;
@@ -110,7 +101,9 @@ export function eventStoreContract(
       const versions = (await store.readStream(id)).map((e) => e.version);
       expect(versions).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
       expect((await store.readStream(id, { from: 9, to: 11 })).map((e) => e.version)).toEqual([9, 10, 11]);
-      const all = await eventually(
+      // The snapshot fence may briefly hide events behind another open transaction.
+      const all = await pollUntil(
+        'the 120 events in the global read',
         () => store.readAll({ after: START, limit: 1_000_000 }),
         (r) => mine(r.events, [id]).length === 120,
       );
@@ -231,20 +224,17 @@ export function eventStoreContract(
       );
       expect(await store.countPast(START, 1_000_000)).toBeGreaterThanOrEqual(4);
       // Another open transaction on the server (another test's) may hold the fence back for a moment.
-      const behind = await eventually(
+      await pollUntil(
+        'nothing past a read of the whole log',
         async () => store.countPast((await store.readAll({ after: START, limit: 1_000_000 })).checkpoint, 1_000_000),
         (count) => count === 0,
       );
-      expect(behind).toBe(0);
     });
 
     withHooks('never skips an event whose transaction commits after a later one', async () => {
       const early = streamId('early');
       const late = streamId('late');
-      const { checkpoint: before } = await eventually(
-        () => store.readAll({ after: START, limit: 100_000 }),
-        () => true,
-      );
+      const { checkpoint: before } = await store.readAll({ after: START, limit: 100_000 });
       const gate = deferred();
       const written = deferred();
       const held = store.append(
@@ -263,7 +253,8 @@ export function eventStoreContract(
 
       gate.resolve();
       await held;
-      const after = await eventually(
+      const after = await pollUntil(
+        'both events after the held transaction committed',
         () => store.readAll({ after: whileOpen.checkpoint, limit: 100_000 }),
         (r) => mine(r.events, [early, late]).length === 2,
       );

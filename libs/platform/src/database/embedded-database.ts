@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
+import { freePort } from '../net/free-port.js';
 import { type SupervisedProcess, ServerSupervisor, type SupervisorOptions } from './server-supervisor.js';
 
 export interface EmbeddedDatabase {
@@ -37,18 +37,6 @@ const hasExited = (child: ChildProcess) => child.exitCode !== null || child.sign
 function forgetExited(server: Server): void {
   const child = postmasterOf(server);
   if (child && hasExited(child)) (server as unknown as { process?: ChildProcess }).process = undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function isAlive(pid: number): boolean {

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { pollUntil } from '../../../../test/support/poll.js';
 import { ServerSupervisor, type SupervisorOptions } from './server-supervisor.js';
 
 class FakeServer extends EventEmitter {
@@ -33,19 +34,14 @@ function harness(outcomes: boolean[], options: SupervisorOptions = {}) {
   return { supervisor, servers, events, starts: () => starts };
 }
 
-const until = async (check: () => boolean) => {
-  const deadline = Date.now() + 2000;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-};
-
 describe('the server supervisor', () => {
   it('restarts a server that exits by itself, and watches the new one', async () => {
     const h = harness([true]);
     await h.supervisor.begin();
     h.servers[0].die();
-    await until(() => h.servers.length === 2);
+    await pollUntil('a second server', () => h.servers.length === 2);
     h.servers[1].die('SIGSEGV');
-    await until(() => h.servers.length === 3);
+    await pollUntil('a third server', () => h.servers.length === 3);
     expect(h.events).toEqual(['exit SIGKILL', 'restarted after 1', 'exit SIGSEGV', 'restarted after 1']);
   });
 
@@ -53,7 +49,7 @@ describe('the server supervisor', () => {
     const h = harness([true, false, false, true]);
     await h.supervisor.begin();
     h.servers[0].die();
-    await until(() => h.events.length === 2);
+    await pollUntil('two supervisor events', () => h.events.length === 2);
     expect(h.events).toEqual(['exit SIGKILL', 'restarted after 3']);
   });
 
@@ -61,7 +57,7 @@ describe('the server supervisor', () => {
     const h = harness([true, false], { restartTimeoutMs: 60 });
     await h.supervisor.begin();
     h.servers[0].die();
-    await until(() => h.events.length === 2);
+    await pollUntil('two supervisor events', () => h.events.length === 2);
     expect(h.events[1]).toMatch(/^gave up: start \d+ failed$/);
     expect(h.starts()).toBeGreaterThan(2);
   });

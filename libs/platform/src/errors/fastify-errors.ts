@@ -25,8 +25,8 @@ export function fromFastify(code: string, options: FastifyErrorOptions): Problem
         `The request body is larger than the limit of ${options.bodyLimitBytes} bytes (CHRONICLE_BODY_LIMIT_BYTES).`,
       );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      // Fastify's message says only "not valid JSON"; prototype-poisoning keys are refused the same way.
-      return malformedJson('not parseable, or it holds a __proto__ or constructor.prototype key');
+      // Fastify's message says only "not valid JSON".
+      return malformedJson('not parseable');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return problem(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

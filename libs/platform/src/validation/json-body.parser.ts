@@ -4,13 +4,15 @@ import type { FastifyBodyParser, FastifyInstance } from 'fastify';
 const JSON_SUFFIX = /^application\/[^\s;/]+\+json(?:\s*;|$)/i;
 
 /**
- * The one body parser: JSON up to `limit` bytes (413 above it). Fastify's own parser does the parsing,
- * refusing `__proto__` and `constructor.prototype` keys (prototype poisoning) as malformed; an empty body
- * reads as `{}`, as it did behind Express's body-parser, so an empty POST to a route whose body is
- * optional keeps working. Other media types stay unparsed and are answered 415.
+ * The one body parser: JSON up to `limit` bytes (413 above it). Fastify's own parser does the parsing, as
+ * `JSON.parse`: a `__proto__` or `constructor` key is an own key of the parsed object, data like any other
+ * (a tool result or a user's JSON can hold one), which every part after this one keeps as data and never
+ * copies through the prototype setter. An empty body reads as `{}`, as it did behind Express's body-parser,
+ * so an empty POST to a route whose body is optional keeps working. Other media types stay unparsed and are
+ * answered 415.
  */
 export function registerJsonBodyParser(instance: FastifyInstance, limit: number): void {
-  const parseJson = instance.getDefaultJsonParser('error', 'error');
+  const parseJson = instance.getDefaultJsonParser('ignore', 'ignore');
   instance.removeContentTypeParser(['application/json', 'text/plain']);
   const parse: FastifyBodyParser<string> = (request, body, done) => {
     if (body.length === 0) done(null, {});

@@ -17,6 +17,9 @@ const keyPath = (base: string, key: string): string => {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The value of an own key; never what the prototype has under that name (`constructor`, `__proto__`). */
+const own = (value: Record<string, unknown>, key: string): unknown => (Object.hasOwn(value, key) ? value[key] : undefined);
+
 /** What JSON carries for a value inside an array: `undefined` and non-finite numbers become null. */
 function asArrayItem(value: unknown): unknown {
   if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) return null;
@@ -54,7 +57,7 @@ function walk(stored: unknown, replayed: unknown, path: string, out: Difference[
     const keys = new Set([...Object.keys(stored), ...Object.keys(replayed)]);
     for (const key of [...keys].sort()) {
       if (out.length >= limit) return;
-      walk(stored[key], replayed[key], keyPath(path, key), out, limit);
+      walk(own(stored, key), own(replayed, key), keyPath(path, key), out, limit);
     }
     return;
   }

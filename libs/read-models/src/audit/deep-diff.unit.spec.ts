@@ -21,6 +21,14 @@ describe('deepDiff', () => {
     ]);
   });
 
+  it('reads own keys only: a __proto__ or constructor key one side lacks is a difference (issue 27)', () => {
+    const stored = JSON.parse('{"meta":{"__proto__":{},"constructor":{"prototype":{}}}}');
+    expect(deepDiff(stored, { meta: {} })).toEqual([
+      { path: 'meta.__proto__', stored: {}, replayed: undefined },
+      { path: 'meta.constructor', stored: { prototype: {} }, replayed: undefined },
+    ]);
+  });
+
   it('quotes keys that are not identifiers', () => {
     expect(deepDiff({ runs: { 'run:r1': 1 } }, { runs: { 'run:r1': 2 } })).toEqual([
       { path: 'runs["run:r1"]', stored: 1, replayed: 2 },
