@@ -10,7 +10,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * the call in shard order), so a shard move or split waits for it to commit, and after the lock it refuses a
  * stream whose shard is not on this node (SQLSTATE CHR01: the store looks the stream up again and resends).
  *
- * Each event takes this node's transaction id and origin (its system identifier): the readers' fence is per
+ * Each event takes this node's transaction id and origin (its Citus group id): the readers' fence is per
  * origin (libs/event-store/src/log-cursor.ts). A write to another node's stream would take this node's
  * transaction id and commit there by two-phase commit after this node's own transaction ended, behind a fence
  * that already passed it: hence the refusal rather than a remote write.
@@ -44,7 +44,7 @@ export const ROUTED_APPEND_FUNCTION = `
         s_events text;
         s_keys text;
         shards bigint[];
-        node_origin bigint := (SELECT system_identifier FROM pg_control_system());
+        node_origin bigint := (SELECT groupid FROM pg_dist_local_group);
         position_sequence text := pg_get_serial_sequence('events', 'global_position');
       BEGIN
         shards := ARRAY(SELECT DISTINCT get_shard_id_for_distribution_column('streams', x) FROM unnest(p_streams) x ORDER BY 1);
@@ -144,7 +144,7 @@ const REFERENCE_TABLES = ['projection_checkpoints', 'host_boots', 'typeorm_migra
  *
  * On every engine:
  * - `events.origin`: which node's transaction ids the row's `transaction_id` counts in. One server writes 0; a
- *   Citus worker writes its system identifier. The gap-safe read (`readPositions`) keeps one position per origin,
+ *   Citus node writes its group id (`pg_dist_local_group`; 0 is the coordinator, as one server is). The gap-safe read (`readPositions`) keeps one position per origin,
  *   fenced by that node's own oldest running transaction; `events_read_all` becomes (origin, transaction_id,
  *   global_position).
  * - `projection_checkpoints.cursor`: a projector's position per origin (jsonb), replacing the single

@@ -30,7 +30,8 @@ export interface LogPosition {
 
 /**
  * Where a reader of the log stands: a position per origin. An event's origin is the node whose transaction ids
- * order it: "0" on one server, a Citus worker's system identifier on a cluster (each worker counts its own
+ * order it: "0" on one server, the Citus group id of the node that wrote it on a cluster (a group is a node and
+ * the standbys that take over from it with its transaction ids; each node counts its own
  * transactions, so there is no single order across them and nothing here assumes one). Each origin is read in
  * its own (transaction id, global position) order behind its own fence, so an event committed late on one node
  * is never skipped because another node's events were read past it.

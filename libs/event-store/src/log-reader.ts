@@ -27,8 +27,8 @@ const byNumber = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(
  * oldest transaction still running there (`pg_snapshot_xmin`), evaluated on that node against its own
  * transaction ids. Every transaction of that node below its fence had ended when the fence was read, so the
  * node's events below it are all visible to the page read after it, and the page never reads past one that
- * may still commit. On one server that is one node, origin "0"; on Citus every node (the coordinator and each
- * worker) answers through `run_command_on_all_nodes`, and a node that cannot answer stops the read (it is
+ * may still commit. On one server that is one node, origin "0"; on Citus every node (the coordinator, group 0,
+ * and each worker, its group id) answers through `run_command_on_all_nodes`, and a node that cannot answer stops the read (it is
  * retried by the caller): an origin without a fence is read unfenced only when every node answered, because
  * then its events were written elsewhere and copied in, whole (a shard moved from a removed node, a restore).
  */
@@ -91,17 +91,16 @@ export class LogReader {
       const result = await this.pool.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
       return new Map([['0', result.rows[0].xmin]]);
     }
-    const result = await this.pool.query<{ nodename: string; nodeport: number; success: boolean; result: string }>(
-      `SELECT n.nodename, n.nodeport, r.success, r.result
-         FROM run_command_on_all_nodes(
-                $$SELECT system_identifier::text || ' ' || pg_snapshot_xmin(pg_current_snapshot())::text FROM pg_control_system()$$) r
-         JOIN pg_dist_node n ON n.nodeid = r.nodeid`,
+    const result = await this.pool.query<{ origin: string; nodename: string; nodeport: number; success: boolean; result: string }>(
+      `SELECT n.groupid::text AS origin, n.nodename, n.nodeport, r.success, r.result
+         FROM run_command_on_all_nodes($$SELECT pg_snapshot_xmin(pg_current_snapshot())::text$$) r
+         JOIN pg_dist_node n ON n.nodeid = r.nodeid
+        WHERE n.noderole = 'primary'`,
     );
     const fences = new Map<string, string>();
     for (const row of result.rows) {
       if (!row.success) throw new Error(`the log's fence of node ${row.nodename}:${row.nodeport} cannot be read: ${row.result}`);
-      const [origin, xmin] = row.result.split(' ');
-      fences.set(origin, xmin);
+      fences.set(row.origin, row.result);
     }
     return fences;
   }
