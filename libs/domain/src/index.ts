@@ -34,7 +34,6 @@ export {
   userMessageSubmittedDataSchema,
 } from './events/session-event.schemas.js';
 export { fieldErrorsOf, parseSessionEvent } from './events/parse-session-event.js';
-export { freeJsonProblem } from './events/free-json.schema.js';
 
 // session: commands and the decider; the fold (state, evolve) and the views it renders
 export { recordJournalEventsSchema, type SessionCommand } from './session/session.commands.js';

@@ -200,10 +200,14 @@ export class PostgresEventStore implements EventStore {
         try {
           groupOutcomes = await this.commitGroup(items, (sorted) => this.transactRouted(sorted));
         } catch (error) {
-          // A shard moved since the stream was routed: look the streams up again and send them where they are now.
-          if ((error as { code?: string }).code !== NOT_ON_THIS_NODE || attempt >= 3) throw error;
-          for (const item of items) router.forget(item.streamId);
-          groupOutcomes = await this.commitByNode(items, router, attempt + 1);
+          if ((error as { code?: string }).code === NOT_ON_THIS_NODE && attempt < 3) {
+            // A shard moved since the stream was routed: look the streams up again and send them where they are now.
+            for (const item of items) router.forget(item.streamId);
+            groupOutcomes = await this.commitByNode(items, router, attempt + 1).catch((retryError: unknown) => items.map(() => ({ ok: false as const, error: retryError })));
+          } else {
+            // This node's appends fail (a worker down answers 503 for its sessions); the other nodes' commit.
+            groupOutcomes = items.map((item) => ({ ok: false as const, error: items.length === 1 ? translate(error, item) : error }));
+          }
         }
         indexes.forEach((index, position) => (outcomes[index] = groupOutcomes[position]));
       }),
