@@ -112,8 +112,8 @@ export function runFoldBench(log: (...args: unknown[]) => void = () => undefined
 /**
  * The fold bench in a process of its own (`node fold.bench.js --json`), as `npm run bench:fold` runs it: its
  * figures are the fold's, not those of whatever heap the calling process grew before (run.ts has served
- * thousands of HTTP loads, imports and audits by then, and a fold of 100,000 events in that heap measured
- * 0.66–0.79 M events/s and merges of 29–32 ms; `npm run bench:fold` alone, ten runs, 0.60–1.36 M and 13–30 ms).
+ * thousands of HTTP loads, imports and audits by then, and in that heap the fold and the merge run slower:
+ * bench/README.md, "The fold and the merge").
  */
 export function runFoldBenchInChild(): Promise<FoldBenchResult> {
   return new Promise((resolve, reject) => {

@@ -62,9 +62,9 @@ const runsOf = (id: string): number[] => samples.get(id) ?? Array.from({ length:
 const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v, i) => v / runsOf(baseline)[i]!);
 /**
  * The continuous auditor's on/off throughput ratio of every back-to-back pair of twin runs (four a round). The
- * host's speed moves between runs seconds apart by more than the 5 % the target is about (a single pair ranged
- * 0.64–1.30 in one bench), and a disturbance that lasts a few runs moves a round's means with it: the pairs,
- * each measured under the same conditions, and their median are the estimate the target reads.
+ * host's speed moves between runs seconds apart by more than the 5 % the target is about, and a disturbance
+ * that lasts a few runs moves a round's means with it (bench/README.md, phase 6b): the pairs, each measured
+ * under the same conditions, and their median are the estimate the target reads.
  */
 const auditorPairRatios: number[] = [];
 
@@ -573,8 +573,8 @@ async function main(): Promise<void> {
       ] as const;
       // ABBA BAAB in every round (BAAB ABBA the next): each twin runs four times, twice early and twice late
       // in its half, so neither gains from going first or last; the figure is the mean of its four runs. A
-      // twin's single run varies by ±15 % on this machine, so two runs a round (until session 9) could not
-      // resolve the 5 % the target is about.
+      // twin's single run varies by ±15 % on this machine, so fewer runs a round cannot resolve the 5 % the
+      // target is about.
       const [a, b] = round % 2 === 0 ? twins : [twins[1], twins[0]];
       const rates = new Map<string, number[]>();
       /** Each slot's rate in run order: slots 2k and 2k+1 (one of each twin, back to back) form a pair. */

@@ -2,9 +2,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Snapshot states as `json` (the text as written, checked for syntax) instead of `jsonb`, compressed with lz4
- * where the server has it. Nothing queries inside a snapshot: it is written whole and read whole. Converting
- * a 1.4 MB state to jsonb and compressing it with pglz took ~95 ms of PostgreSQL CPU on this machine; as json
- * with lz4, ~13 ms (json with pglz, ~31 ms). A server built without lz4 keeps pglz.
+ * where the server has it. Nothing queries inside a snapshot: it is written whole and read whole, so converting
+ * it to jsonb and compressing it with pglz would spend PostgreSQL's CPU on every large state for nothing
+ * (bench/README.md). A server built without lz4 keeps pglz.
  */
 export class SnapshotStateJson1764500005000 implements MigrationInterface {
   name = 'SnapshotStateJson1764500005000';

@@ -14,9 +14,8 @@ function appendFunction(asJson: boolean): string {
  * Event data as `json` (the text as written, checked for syntax) instead of `jsonb`. The writer sends each
  * event's data as canonical JSON, the very text its chain link hashes; stored verbatim, an audit hashes the
  * stored text as it is and never rebuilds it (parse, sort keys, write) to check the chain. Nothing queries
- * inside event data on a hot path (one `->>` in recovery works on json alike). Measured on this machine
- * (PostgreSQL 15, fsync on): a 100-event insert 1.55–1.74 ms as json against 1.94–2.21 as jsonb, and
- * reading the data back as text 0.34–0.49 ms against 0.55–0.66.
+ * inside event data on a hot path (one `->>` in recovery works on json alike), and json is the cheaper of the
+ * two to insert and to read back as text (bench/README.md).
  *
  * Rows written before this migration keep jsonb's text form (`{"a": 1}`), which is not the canonical text:
  * an audit sees that the stored text does not hash to the link and checks those rows the slow way (parse

@@ -4,7 +4,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * The append on a Citus cluster: one call per node, delegated to the worker that holds every stream of the call
  * (`create_distributed_function` routes it by `p_route`, a stream of the call), with the checks and the hash
  * chain of `chronicle_append_batch`. It writes the local shard tables itself (`shard_name`), with no statement
- * planned by Citus: through the distributed tables, each inner statement cost ~0.25 ms of Citus planning, four
+ * planned by Citus: through the distributed tables, each inner statement's Citus planning costs about four
  * times the whole append on one server (bench/README.md). Citus's own protection is kept: the call takes the
  * lock Citus's executor takes before writing a shard (`lock_shard_metadata`, share mode, on each shard group of
  * the call in shard order), so a shard move or split waits for it to commit, and after the lock it refuses a

@@ -62,10 +62,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
- * The Citus tier's database: the migrated template cloned on the coordinator and both workers (about 0.15 s,
- * against 2-3 s to create the extension, register the workers and migrate from scratch), each copy set to
- * refuse multi-shard queries (`citus.multi_task_query_log_level = 'error'`: per-session statements must be
- * single-shard; a cross-session query lifts it with SET LOCAL).
+ * The Citus tier's database: the migrated template cloned on the coordinator and both workers (a fraction of the
+ * time it takes to create the extension, register the workers and migrate from scratch: bench/README.md), each
+ * copy set to refuse multi-shard queries (`citus.multi_task_query_log_level = 'error'`: per-session statements
+ * must be single-shard; a cross-session query lifts it with SET LOCAL).
  */
 async function createCitusTestDatabase(name: string): Promise<TestDatabase> {
   const cluster = citusClusterFromEnv();

@@ -57,9 +57,9 @@ export function nodeUrl(cluster, name, database = 'postgres') {
 }
 
 /**
- * Where the three data directories go: /dev/shm (tmpfs) where there is one, else the OS temp dir. On this
- * machine's disk an initdb took 0.8–2.4 s and copying its directory 1.1–4 s under the other engineers' load;
- * on tmpfs 0.55 s and 0.06 s (and every CREATE DATABASE of a test file writes there too).
+ * Where the three data directories go: /dev/shm (tmpfs) where there is one, else the OS temp dir. An initdb and
+ * the copies of its directory are much quicker on tmpfs than on a disk other work shares, and every
+ * CREATE DATABASE of a test file writes there too (bench/README.md).
  */
 function dataRoot() {
   try {
@@ -94,9 +94,8 @@ function settings(n) {
 }
 
 /**
- * initdb's one data directory, copied for the other two nodes, then the three servers started at once. Answers
- * the cluster, `startMs` how long it took. On tmpfs here one initdb took 0.55 s and the two copies 0.06 s,
- * three initdbs at once 1.0–1.2 s (two cores); the whole start measured 1.1–2.5 s under the other engineers' load.
+ * initdb's one data directory, copied for the other two nodes (quicker than three initdbs at once on two cores:
+ * bench/README.md), then the three servers started at once. Answers the cluster, `startMs` how long it took.
  */
 export async function startCitusCluster() {
   const started = performance.now();

@@ -1,8 +1,8 @@
 /**
  * What replaying a stream needs, and nothing else: the fold, the views it renders, canonical JSON and the hash.
  * No deciders, commands or schemas (zod): an audit worker thread imports this entry (`#domain/replay`), so each
- * worker isolate loads about half the domain's code (~9 MB less resident and ~80 ms less to start, measured on
- * this machine). The main entry (`#domain`) exports all of it too but `withJournalsOf`, which only the audits use.
+ * worker isolate loads about half the domain's code, and is smaller and ready sooner (bench/README.md). The main
+ * entry (`#domain`) exports all of it too but `withJournalsOf`, which only the audits use.
  */
 export { canonicalJson } from './canonical/canonical-json.js';
 export { sha256Hex } from './canonical/hash.js';

@@ -22,9 +22,8 @@ export function appendBatchValues(items: readonly PendingAppend[]): unknown[] {
  * the item states (`prev_version`, `prev_hash`), so PostgreSQL only checks that head under the row lock
  * (taken in stream-id order, as the function does) and writes. A stream whose head moved, or whose hash is
  * not the one assumed, writes nothing and answers `conflict` with its current version. One set-based
- * statement: for a one-event append on this machine 0.12–0.15 ms against the function's 0.31–0.36 ms
- * (pgbench, synchronous_commit off), the difference being mostly PL/pgSQL's per-statement work. Stream ids
- * must be distinct within one call.
+ * statement rather than the function: it saves PL/pgSQL's per-statement work, most of what the function costs
+ * more (bench/README.md). Stream ids must be distinct within one call.
  */
 const KNOWN_HEADS_CTES = `chronicle_item AS (
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[])

@@ -37,9 +37,8 @@ export interface SessionViewsOptions {
    * Bytes the in-process caches of fold states, rendered views and hashed transcripts may hold together
    * (default 64 MiB): states get half, views and transcripts a quarter each. Weights are estimates from the
    * stream's length (see `estimatedBytes`), so one 30,000-event session weighs as much as 150 short ones.
-   * Measured on the bench's mix (12 streamed sessions of 25,000 events, 48 of 2,000, then 1,000 of 200): a
-   * 96 MiB budget held 56 MB of live heap, 64 MiB held 38 MB; the service's code and runtime take ~150 MB
-   * resident before any session, and V8 keeps headroom above its live heap.
+   * The default is sized for the service's resident-memory target (≤ 250 MB in `npm run bench`): its code and
+   * runtime take ~150 MB before any session, and V8 keeps headroom above its live heap (bench/README.md).
    */
   readonly cacheBytes?: number;
   /** Told each cache's estimated size after every change (a gauge). */

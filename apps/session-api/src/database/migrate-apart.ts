@@ -9,9 +9,9 @@ const RUNNER = fileURLToPath(new URL('../migrate.js', import.meta.url));
 
 /**
  * Applies the pending migrations in a child process (the compiled migrate runner with `--json`), so TypeORM and
- * the migrations' code never load into the service: measured, 17 MB less resident memory for the life of the
- * process (146 → 129 MB with the app's modules loaded). Where the compiled runner is absent (the sources under
- * a test runner) they run in this process. Same lock, same migrations, same answer: the names applied.
+ * the migrations' code never load into the service, whose resident memory they would swell for the life of the
+ * process (bench/README.md). Where the compiled runner is absent (the sources under a test runner) they run in
+ * this process. Same lock, same migrations, same answer: the names applied.
  */
 export async function migrateApart(url: string): Promise<string[]> {
   if (!existsSync(RUNNER)) return runMigrations(url);

@@ -9,8 +9,8 @@ import { Transient } from './transient.js';
  * journal of a run that is not archived (the pending turn streaming its tokens, an interrupted run whose rows
  * derive from its journal) is the list of that run's `JournalEventRecorded` events, in stream order, between the
  * versions of its `journalSpan`, so storing it again in every snapshot only repeats the events. A session
- * streaming one long turn would otherwise write its whole journal again with every snapshot: measured on the
- * bench's 100-event journal POSTs, snapshots cost ~13 % of ingest throughput and ~18 % of PostgreSQL's CPU.
+ * streaming one long turn would otherwise write its whole journal again with every snapshot, a cost the
+ * ingest's throughput and PostgreSQL's CPU show (bench/README.md).
  *
  * The rule relies on two facts of the fold (session.evolve.ts): a run's `journalSpan` is set by its first
  * journal event and its journal is only ever emptied when it is archived (`archivedSeqs`), never un-archived.

@@ -9,8 +9,8 @@ const LOG_FLUSH_MS = 250;
 
 /**
  * The service's one root pino logger: JSON lines on stdout, written in blocks of ~4 kB rather than one
- * write per line (a write costs more than the line; at a few thousand requests a second this was ~5 % of
- * the service's CPU). A line waits at most 250 ms; pino flushes what is buffered when the process exits.
+ * write per line (a write costs more than the line, and the service logs a line per request: bench/README.md).
+ * A line waits at most 250 ms; pino flushes what is buffered when the process exits.
  */
 export function createLogger(level: pino.LevelWithSilent): pino.Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });

@@ -82,9 +82,9 @@ export class IncrementalSessionAudits {
 
   /**
    * The next audit's cost in replayed events, without reading them: the events after the resume point (read,
-   * hashed, folded), plus the whole session's rendering and view comparison, charged a quarter per event. Measured:
-   * a twenty-fifth on a 2,000-event session of streamed tokens (~2–4 ms against ~60–100 ms read, hashed and
-   * folded), a third on sessions where every event is a message row (~6 µs against ~17 µs).
+   * hashed, folded), plus the whole session's rendering and view comparison, charged a quarter per event. They
+   * cost a twenty-fifth to a third of reading, hashing and folding an event; a smaller charge would let the
+   * passes spend more CPU than the whole-session auditor did (bench/README.md).
    */
   async plan(sessionId: string): Promise<number> {
     const head = await this.deps.store.head(toSessionStreamId(sessionId));

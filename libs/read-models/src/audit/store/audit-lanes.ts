@@ -15,8 +15,8 @@ const WORKER_URL = new URL('./audit.worker.js', import.meta.url);
 
 /**
  * A worker thread per core beyond this one's, at least one: this thread reads (waiting on PostgreSQL, whose
- * backend needs a core's share as well) while the workers fold and compare. Measured on 2 cores beside other work, one worker
- * audits as fast as two and its process peaks ~50 MB lower (each worker is a V8 isolate with heaps of its own).
+ * backend needs a core's share as well) while the workers fold and compare. On 2 cores a second worker would only
+ * compete with this thread and PostgreSQL, and each worker is a V8 isolate with heaps of its own (bench/README.md).
  * Where the compiled worker is absent (the sources run under a test runner) the batches are folded on this
  * thread, between reads.
  */
@@ -53,8 +53,7 @@ class WorkerLane implements AuditLane {
   // A bounded heap: V8 would otherwise grow each worker's heap far past what a few batches need (RSS ≤ 200 MB).
   // The young generation at 24 MB: a batch's links die young (fed in slices), and what a slice's fold keeps a
   // while dies before the next scavenge more often than at 8 MB (~3 MB semi-spaces, a scavenge every ~3 MB,
-  // ~11 % of the worker's time). Measured on the audit bench's batches replayed into a worker, 8 runs
-  // interleaved: 1,000 × 200 in 2.80 s median against 3.10 s at 8 MB; the audit's peak RSS 12–22 MB higher.
+  // ~11 % of the worker's time): a faster audit for a higher peak RSS (bench/README.md).
   private readonly worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 24 } });
   private readonly waiting: { resolve: (r: BatchResult) => void; reject: (e: Error) => void }[] = [];
   inFlight = 0;

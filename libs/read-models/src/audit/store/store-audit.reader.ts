@@ -106,10 +106,9 @@ export interface PackedEvents {
 }
 
 /**
- * Events per packed piece: ~60 KB of text, under V8's large-object size (128 KB). One text per 5,000-event batch
- * (~1.25 MB) was a large object, and one still being checked when a scavenge came was promoted to the old
- * large-object space, which only a full collection frees: tens of MB of the audit's peak RSS. A piece that
- * survives a scavenge is copied instead, and freed by the next.
+ * Events per packed piece: ~60 KB of text, under V8's large-object size (128 KB). A large object still being
+ * checked when a scavenge comes is promoted to the old large-object space, which only a full collection frees
+ * (bench/README.md); a piece that survives a scavenge is copied instead, and freed by the next.
  */
 export const PACKED_PIECE = 256;
 
