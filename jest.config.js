@@ -56,6 +56,11 @@ export const CITUS_SUITES = [
   'test/e2e/queries.e2e.spec.ts',
   'test/e2e/recovery.e2e.spec.ts',
   'test/e2e/audit.e2e.spec.ts',
+  // the CLI against a cluster: export, import, audit, replay, rebuild
+  'apps/chronicle-cli/src/export-import.int.spec.ts',
+  'apps/chronicle-cli/src/audit.int.spec.ts',
+  'apps/chronicle-cli/src/replay.int.spec.ts',
+  'libs/read-models/src/rebuild/projection-rebuild.int.spec.ts',
 ];
 
 export default {

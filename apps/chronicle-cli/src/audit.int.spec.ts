@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { evolveAll, initialSessionState, toSessionStreamId } from '#domain';
+import { queryAcrossSessions } from '#event-store';
 import { SnapshotStore } from '#read-models';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { appendGolden, goldenNames, runIn } from './cli-test.fixture.js';
@@ -57,7 +58,7 @@ describe('chronicle audit', () => {
   });
 
   it('audits with --since only the sessions changed at or after it, exit codes as for every session', async () => {
-    await pool.query(`UPDATE streams SET updated_at = '2026-01-01T00:00:00Z'`);
+    await queryAcrossSessions(pool, { text: `UPDATE streams SET updated_at = '2026-01-01T00:00:00Z'` });
     await pool.query(`UPDATE streams SET updated_at = '2026-03-01T00:00:00Z' WHERE stream_id = 'session-audited'`);
     const recent = await runIn(database.url, ['audit', '--since', '2026-02-01T00:00:00Z', '--json']);
     expect(recent.code).toBe(1);

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import pg from 'pg';
+import { createSessionEventStore } from '#read-models';
 import { parseSessionEvent, type SessionEvent, toSessionStreamId } from '#domain';
-import { PostgresEventStore } from '#event-store';
 import type { CliIo } from './cli-io.js';
 import { runCli } from './cli.runner.js';
 
@@ -55,7 +55,7 @@ export function goldenEvents(name: string): SessionEvent[] {
 /** Appends a golden session under `sessionId` in a few batches (several transactions, as real traffic). */
 export async function appendGolden(databaseUrl: string, name: string, sessionId: string): Promise<SessionEvent[]> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-  const store = new PostgresEventStore(pool);
+  const store = await createSessionEventStore(pool);
   const events = goldenEvents(name).map((event, index) =>
     index === 0 && event.type === 'SessionStarted' ? { ...event, data: { ...event.data, sessionId } } : event,
   ) as SessionEvent[];

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { createSessionEventStore } from '#read-models';
 import { toSessionStreamId } from '#domain';
-import { chainHash, PostgresEventStore } from '#event-store';
+import { chainHash, queryAcrossSessions } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { appendGolden, goldenNames, runIn } from './cli-test.fixture.js';
 
@@ -13,13 +14,13 @@ let spare: TestDatabase;
 const dir = mkdtempSync(join(tmpdir(), 'chronicle-cli-'));
 const file = join(dir, 'all.ndjson');
 
+/** A query across sessions (on Citus, every shard) on the database at `url`. */
 async function rows(url: string, sql: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    return (await client.query(sql)).rows;
+    return (await queryAcrossSessions(pool, { text: sql })).rows;
   } finally {
-    await client.end();
+    await pool.end();
   }
 }
 const chain = (url: string) => rows(url, `SELECT stream_id, version::int, type, data, metadata, hash FROM events ORDER BY stream_id, version`);
@@ -125,7 +126,7 @@ describe('chronicle export / import', () => {
   it('carries a __proto__ and a constructor key of event data as data, byte for byte (issue 27)', async () => {
     const [from, to] = await Promise.all([createTestDatabase(), createTestDatabase()]);
     const pool = new pg.Pool({ connectionString: from.url, max: 1 });
-    const store = new PostgresEventStore(pool);
+    const store = await createSessionEventStore(pool);
     try {
       const payload = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"text":"a"}');
       await store.append(toSessionStreamId('proto'), [

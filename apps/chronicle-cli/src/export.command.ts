@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { allowFanOut } from '#event-store';
 import { fromSessionStreamId, toSessionStreamId } from '#domain';
 import { CliError, EXIT, type CliIo, writeLine } from './cli-io.js';
 import type { CliDatabase } from './database.connector.js';
@@ -69,6 +70,8 @@ export async function exportCommand(db: CliDatabase, io: CliIo, options: { sessi
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // An export reads every session: on Citus, every shard.
+    await allowFanOut(client, db.store.engine);
     const totals = await client.query(
       `SELECT coalesce(sum(version), 0)::text AS events, count(*)::int AS streams FROM streams
         WHERE $1::text IS NULL OR stream_id = $1`,

@@ -2,8 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PostgresEventStore } from '#event-store';
-import { SessionViews, SnapshotStore } from '#read-models';
+import { createSessionEventStore, SessionViews, SnapshotStore } from '#read-models';
 import { LivenessRegistry, RecoverySupervisor } from '#recovery';
 import { SessionWriter } from '#session-commands';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
@@ -100,7 +99,7 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
   });
 
   it('recovers the crashed turn from its journal once the supervisor decides it: recovered rows, the tool card, the marker', async () => {
-    const store = new PostgresEventStore(pool);
+    const store = await createSessionEventStore(pool);
     const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
     const supervisor = new RecoverySupervisor(pool, store, new LivenessRegistry(pool), views, new SessionWriter(store, views));
     expect(await supervisor.sweep()).toMatchObject({ interrupted: 1 });

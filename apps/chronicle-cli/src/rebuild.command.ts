@@ -1,4 +1,5 @@
 import { ProjectionNotFoundError, RebuildInProgressError, type RebuildPhase, rebuildProjection } from '#read-models';
+import { queryAcrossSessions } from '#event-store';
 import { CliError, EXIT, type CliIo, write, writeLine } from './cli-io.js';
 import type { CliDatabase } from './database.connector.js';
 import { createProgress } from './progress.reporter.js';
@@ -9,7 +10,7 @@ import { createProgress } from './progress.reporter.js';
  * replicas and CLIs (advisory lock): a second one is refused. Progress (events replayed, rate, ETA) on stderr.
  */
 export async function rebuildCommand(db: CliDatabase, io: CliIo, options: { name: string }): Promise<number> {
-  const totals = await db.pool.query(`SELECT coalesce(sum(version), 0)::text AS events FROM streams`);
+  const totals = await queryAcrossSessions(db.pool, { text: `SELECT coalesce(sum(version), 0)::text AS events FROM streams` });
   const progress = createProgress({
     stream: io.stderr,
     tty: io.progressTty,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { toSessionStreamId } from '#domain';
-import { cursorPassed, type EventStore } from '#event-store';
+import { cursorPassed, type EventStore, queryAcrossSessions } from '#event-store';
 import { createSessionEventStore } from '../session-event-store.js';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
 import { auditAll } from '../audit/store/audit-all.js';
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const indexRows = async () =>
-  (await pool.query(`SELECT * FROM session_index ORDER BY session_id`)).rows.map(({ updated_at: _, ...row }) => row);
+  (await queryAcrossSessions(pool, { text: `SELECT * FROM session_index ORDER BY session_id` })).rows.map(({ updated_at: _, ...row }) => row);
 const indexNames = async (table: string) =>
   (await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table])).rows.map((r) => r.indexname);
 const tableExists = async (name: string) => (await pool.query(`SELECT to_regclass($1) AS t`, [name])).rows[0].t !== null;
@@ -58,7 +58,7 @@ describe('rebuilding session_index', () => {
   it('produces the same rows as the live projector, under the same table and index names', async () => {
     const before = await indexRows();
     const names = await indexNames('session_index');
-    await pool.query(`UPDATE session_index SET message_count = 1000 WHERE session_id = 'rb-03'`);
+    await pool.query(`UPDATE session_index SET message_count = 1000 WHERE stream_id = 'session-rb-03'`);
     const result = await rebuildProjection({ pool, store }, 'session_index', { pageSize: 5 });
     expect(result).toMatchObject({ name: 'session_index', rows: 12, eventsReplayed: 30 });
     expect(await indexRows()).toEqual(before);
@@ -137,7 +137,7 @@ describe('rebuilding session_snapshots', () => {
     const deps = () => ({ pool, store, views: newViews(store, pool) });
     expect((await auditAll(deps())).mismatches.map((m) => m.sessionId)).toEqual(['rb-snap']);
     const versions = async () =>
-      (await pool.query(`SELECT stream_id, version FROM session_snapshots ORDER BY 1, 2`)).rows;
+      (await queryAcrossSessions(pool, { text: `SELECT stream_id, version FROM session_snapshots ORDER BY 1, 2` })).rows;
     const before = await versions();
     const result = await rebuildProjection({ pool, store }, 'session_snapshots', { pageSize: 2 });
     expect(result.rows).toBe(before.length);
