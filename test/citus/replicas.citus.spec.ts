@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { App } from 'supertest/types.js';
-import { loadConfig, parseApiKeys } from '#platform';
+import { loadConfig, parseApiKeys, runMigrations } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -47,6 +47,8 @@ const get = (i: number, path: string) => request(server(i)).get(path).set(bearer
 describe('replicas connected to the workers and the coordinator', () => {
   it('read each other’s writes at once, list them, and tell their live watchers, for sessions on either worker', async () => {
     const [worker1, worker2] = database.workerUrls;
+    // A replica's start on a worker applies no migration (the coordinator's replica did): none is pending.
+    expect(await runMigrations(worker1)).toEqual([]);
     const [onOne] = await sessionsOnNode(database.url, portOf(worker1), 'rep-a', 1);
     const [onTwo] = await sessionsOnNode(database.url, portOf(worker2), 'rep-b', 1);
     for (const id of [onOne, onTwo]) {
