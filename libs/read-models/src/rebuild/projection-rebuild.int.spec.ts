@@ -65,6 +65,14 @@ describe('rebuilding session_index', () => {
     expect(await indexNames('session_index')).toEqual(names);
     expect(await tableExists('session_index_next')).toBe(false);
     expect(await tableExists('session_index_old')).toBe(false);
+    if (database.engine === 'citus') {
+      // Distributed as before, colocated with the streams (a plain CREATE TABLE … LIKE would be the coordinator's alone).
+      const { rows } = await pool.query(
+        `SELECT citus_table_type, distribution_column, colocation_id = (SELECT colocation_id FROM citus_tables WHERE table_name = 'streams'::regclass) AS colocated
+           FROM citus_tables WHERE table_name = 'session_index'::regclass`,
+      );
+      expect(rows).toEqual([{ citus_table_type: 'distributed', distribution_column: 'stream_id', colocated: true }]);
+    }
   });
 
   it('keeps reads answering throughout, catches up events appended meanwhile, and moves the checkpoint', async () => {
