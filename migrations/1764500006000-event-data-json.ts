@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { APPEND_FUNCTION_1764500004000 } from './1764500004000-append-function.js';
 
 /** The append function of 1764500004000, replaced; `asJson`: it stores each event's data as the text it was given. */
-function appendFunction(asJson: boolean): string {
+export function appendFunction(asJson: boolean): string {
   const text = APPEND_FUNCTION_1764500004000.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION');
   if (!asJson) return text;
   const cast = 't.data::jsonb, ';

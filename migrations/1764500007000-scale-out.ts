@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { appendFunction } from './1764500006000-event-data-json.js';
 
 /**
  * The append on a Citus cluster: one call per node, delegated to the worker that holds every stream of the call
@@ -89,16 +90,9 @@ export const ROUTED_APPEND_FUNCTION = `
             END IF;
           END IF;
 
-          versions := '{}';
-          hashes := '{}';
-          FOR j IN 1 .. n LOOP
-            cur_v := cur_v + 1;
-            cur_h := encode(sha256(convert_to(
-              cur_h || '{"data":' || p_data[e + j] || ',"type":' || to_json(p_types[e + j])::text
-                    || ',"version":' || cur_v || '}', 'UTF8')), 'hex');
-            versions := versions || cur_v;
-            hashes := hashes || cur_h;
-          END LOOP;
+          SELECT c.versions, c.hashes INTO versions, hashes FROM chronicle_chain_links(cur_h, cur_v, p_types[e + 1 : e + n], p_data[e + 1 : e + n]) c;
+          cur_v := cur_v + n;
+          cur_h := hashes[n];
           s_events := shard_name('events'::regclass, get_shard_id_for_distribution_column('events', s));
           EXECUTE format(
             'WITH ins AS (
@@ -130,6 +124,41 @@ export const ROUTED_APPEND_FUNCTION = `
         END LOOP;
       END
       $fn$`;
+
+/**
+ * The chain link, sha256(previous hash || '{"data":' || canonical data || ',"type":' || type || ',"version":' ||
+ * version || '}'), of each event after a head: the one SQL home of the rule `chainLink` states in TypeScript,
+ * for the append function of one server and the routed append of a cluster.
+ */
+const CHAIN_LINKS_FUNCTION = `
+      CREATE FUNCTION chronicle_chain_links(p_hash text, p_version bigint, p_types text[], p_data text[],
+                                            OUT versions bigint[], OUT hashes text[])
+      LANGUAGE plpgsql IMMUTABLE AS $fn$
+      BEGIN
+        versions := '{}';
+        hashes := '{}';
+        FOR j IN 1 .. coalesce(array_length(p_types, 1), 0) LOOP
+          p_version := p_version + 1;
+          p_hash := encode(sha256(convert_to(
+            p_hash || '{"data":' || p_data[j] || ',"type":' || to_json(p_types[j])::text || ',"version":' || p_version || '}', 'UTF8')), 'hex');
+          versions := versions || p_version;
+          hashes := hashes || p_hash;
+        END LOOP;
+      END
+      $fn$`;
+
+/** The append function of 1764500006000 with its chain loop replaced by `chronicle_chain_links`. */
+function appendFunctionWithChainLinks(): string {
+  const text = appendFunction(true);
+  const loop = / {10}versions := '\{\}';\n {10}hashes := '\{\}';\n {10}FOR j IN 1 \.\. n LOOP[\s\S]*?END LOOP;\n/;
+  if (!loop.test(text)) throw new Error('the append function should hold its chain loop once');
+  return text.replace(loop, `${CHAIN_CALL_TEXT}`);
+}
+
+const CHAIN_CALL_TEXT = `          SELECT c.versions, c.hashes INTO versions, hashes FROM chronicle_chain_links(cur_h, cur_v, p_types[e + 1 : e + n], p_data[e + 1 : e + n]) c;
+          cur_v := cur_v + n;
+          cur_h := hashes[n];
+`;
 
 const ROUTED_APPEND_SIGNATURE =
   'chronicle_append_routed(text, text[], bigint[], int[], text[], text[], text[], int[], text[], text[], text[], json)';
@@ -193,12 +222,17 @@ export class ScaleOut1764500007000 implements MigrationInterface {
     await q.query(`CREATE INDEX session_summaries_pending ON session_summaries (stream_id) WHERE pending`);
     await q.query(`CREATE INDEX session_summaries_parent ON session_summaries (parent_session_id) WHERE parent_session_id IS NOT NULL`);
 
+    await q.query(CHAIN_LINKS_FUNCTION);
+    await q.query(appendFunctionWithChainLinks());
+
     if (citus) await distribute(q);
   }
 
   async down(q: QueryRunner): Promise<void> {
     const citus = await isCitus(q);
     if (citus) await undistribute(q);
+    await q.query(appendFunction(true));
+    await q.query(`DROP FUNCTION chronicle_chain_links(text, bigint, text[], text[])`);
     await q.query(`DROP INDEX session_summaries_parent`);
     await q.query(`DROP INDEX session_summaries_pending`);
     await q.query(`ALTER TABLE session_summaries DROP COLUMN parent_session_id, DROP COLUMN pending`);
@@ -239,6 +273,8 @@ async function distribute(q: QueryRunner): Promise<void> {
   for (const table of REFERENCE_TABLES) await q.query(`SELECT create_reference_table($1)`, [table]);
   // Only the routed append writes events on a cluster, each with its node's origin: any other insert fails.
   await q.query(`ALTER TABLE events ALTER COLUMN origin DROP DEFAULT`);
+  // On every node: the routed append calls it where it runs.
+  await q.query(`SELECT create_distributed_function('chronicle_chain_links(text, bigint, text[], text[])')`);
   await q.query(ROUTED_APPEND_FUNCTION);
   await q.query(`SELECT create_distributed_function($1, 'p_route', colocate_with := 'streams')`, [ROUTED_APPEND_SIGNATURE]);
 }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { onNode as on } from './support/citus-streams.js';
 import { knownMigrationNames } from '#platform';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
@@ -16,15 +16,6 @@ import {
 
 /** What the Citus tier promises every test file (test/support/test-citus.mjs, database.ts, global-setup.mjs). */
 
-async function on<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const rows = (url: string, sql: string, params: unknown[] = []) => on(url, async (c) => (await c.query(sql, params)).rows);
 

@@ -285,21 +285,8 @@ export class PostgresEventStore implements EventStore {
     }
     const append = { ...statement, values };
     this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
-    // A connection that cannot be had sent nothing: that failure is known.
+    if (this.hooks.length === 0) return this.commitAlone(append);
     const client = await this.pool.connect();
-    if (this.hooks.length === 0) {
-      try {
-        const { rows } = await client.query<ItemRow>(append);
-        client.release();
-        return rows;
-      } catch (error) {
-        const refused = isStatementError(error);
-        // A client whose last statement's fate is unknown is destroyed, never returned to the pool.
-        client.release(refused ? undefined : (error as Error));
-        // A statement PostgreSQL refused rolled back: known. Anything else (the connection broke) may have committed.
-        throw refused ? error : new CommitOutcomeUnknown(error);
-      }
-    }
     const tx = new PipelinedTransaction(client);
     try {
       const [, appendResult] = await tx.send([{ text: 'BEGIN' }, append]);
@@ -348,14 +335,22 @@ export class PostgresEventStore implements EventStore {
       JSON.stringify(perItem),
     );
     this.onAppendStatement?.('routed', items.length);
+    return this.commitAlone({ ...ROUTED_APPEND, values });
+  }
+
+  /** One append statement in its own implicit transaction: committed when PostgreSQL answers it. */
+  private async commitAlone(statement: pg.QueryConfig): Promise<ItemRow[]> {
+    // A connection that cannot be had sent nothing: that failure is known.
     const client = await this.pool.connect();
     try {
-      const { rows } = await client.query<ItemRow>({ ...ROUTED_APPEND, values });
+      const { rows } = await client.query<ItemRow>(statement);
       client.release();
       return rows;
     } catch (error) {
       const refused = isStatementError(error);
+      // A client whose last statement's fate is unknown is destroyed, never returned to the pool.
       client.release(refused ? undefined : (error as Error));
+      // A statement PostgreSQL refused rolled back: known. Anything else (the connection broke) may have committed.
       throw refused ? error : new CommitOutcomeUnknown(error);
     }
   }
