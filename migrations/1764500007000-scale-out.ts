@@ -26,7 +26,7 @@ export const ROUTED_APPEND_FUNCTION = `
         p_streams text[], p_expected bigint[], p_counts int[],
         p_types text[], p_data text[], p_meta text[],
         p_key_counts int[], p_keys text[],
-        p_routed_tables text[], p_routed_sql text[], p_routed_values json)
+        p_routed_tables text[], p_routed_sql text[], p_routed_values jsonb)
       RETURNS TABLE (item int, outcome text, version bigint, last_hash text, positions bigint[])
       LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -35,25 +35,28 @@ export const ROUTED_APPEND_FUNCTION = `
         n int;
         cur_v bigint;
         cur_h text;
+        found_v bigint;
         item_keys text[];
         versions bigint[];
         hashes text[];
         taken boolean;
-        v json;
+        v jsonb;
         s text;
         s_streams text;
         s_events text;
         s_keys text;
-        shards bigint[];
-        node_origin bigint := (SELECT groupid FROM pg_dist_local_group);
+        node_origin bigint;
         position_sequence text := pg_get_serial_sequence('events', 'global_position');
+        prepared text;     -- a statement prepared once per session (marked by a setting of the same name)
+        shard bigint;
       BEGIN
-        shards := ARRAY(SELECT DISTINCT get_shard_id_for_distribution_column('streams', x) FROM unnest(p_streams) x ORDER BY 1);
-        PERFORM lock_shard_metadata(5, shards);
+        -- The call's shard groups, locked (share mode, in shard order) and then each checked to be on this node.
+        SELECT l.groupid INTO node_origin FROM pg_dist_local_group l;
         IF EXISTS (
-          SELECT 1 FROM unnest(shards) AS g(shard)
-           WHERE NOT EXISTS (SELECT 1 FROM pg_dist_placement p
-                              WHERE p.shardid = g.shard AND p.groupid = (SELECT groupid FROM pg_dist_local_group))) THEN
+          SELECT 1 FROM (SELECT lock_shard_metadata(5, array_agg(g.shard ORDER BY g.shard)) AS locked, array_agg(g.shard) AS shards
+                           FROM (SELECT DISTINCT get_shard_id_for_distribution_column('streams', x) AS shard FROM unnest(p_streams) x) g) c,
+                        unnest(c.shards) AS g(shard)
+           WHERE NOT EXISTS (SELECT 1 FROM pg_dist_placement p WHERE p.shardid = g.shard AND p.groupid = node_origin)) THEN
           RAISE EXCEPTION 'a stream of this append is not on this node' USING ERRCODE = 'CHR01';
         END IF;
         FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
@@ -65,58 +68,105 @@ export const ROUTED_APPEND_FUNCTION = `
           positions := NULL;
           last_hash := NULL;
           s_streams := shard_name('streams'::regclass, get_shard_id_for_distribution_column('streams', s));
-
-          EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
-          IF cur_v IS NULL THEN
-            IF p_expected[i] IS NOT NULL AND p_expected[i] <> 0 THEN
-              outcome := 'conflict'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
-            END IF;
-            IF cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
-              outcome := 'duplicate'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
-            END IF;
-            -- A concurrent creator of the same stream makes this wait for its commit, then do nothing.
-            EXECUTE format('INSERT INTO %s (stream_id, version, last_hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', s_streams) USING s, '';
-            EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
-          END IF;
-
-          IF p_expected[i] IS NOT NULL AND p_expected[i] <> cur_v THEN
-            outcome := 'conflict'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
-          END IF;
-          IF cardinality(item_keys) > 0 THEN
-            s_keys := shard_name('idempotency_keys'::regclass, get_shard_id_for_distribution_column('idempotency_keys', s));
-            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s t WHERE t.stream_id = $1 AND t.key = ANY ($2))', s_keys) INTO taken USING s, item_keys;
-            IF taken OR cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
-              outcome := 'duplicate'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
-            END IF;
-          END IF;
-
-          SELECT c.versions, c.hashes INTO versions, hashes FROM chronicle_chain_links(cur_h, cur_v, p_types[e + 1 : e + n], p_data[e + 1 : e + n]) c;
-          cur_v := cur_v + n;
-          cur_h := hashes[n];
           s_events := shard_name('events'::regclass, get_shard_id_for_distribution_column('events', s));
-          EXECUTE format(
-            'WITH ins AS (
-               INSERT INTO %s (global_position, stream_id, version, type, data, metadata, hash, origin)
-               SELECT nextval(%L), $1, t.v, t.type, t.data::json, t.meta::jsonb, t.h, $7
-                 FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(v, type, data, meta, h)
-               RETURNING version AS v, global_position AS gp)
-             SELECT array_agg(ins.gp ORDER BY ins.v) FROM ins', s_events, position_sequence)
-            INTO positions
-            USING s, versions, p_types[e + 1 : e + n], p_data[e + 1 : e + n], p_meta[e + 1 : e + n], hashes, node_origin;
-          e := e + n;
-          EXECUTE format('UPDATE %s SET version = $2, last_hash = $3, updated_at = now() WHERE stream_id = $1', s_streams) USING s, cur_v, cur_h;
-          IF cardinality(item_keys) > 0 THEN
-            EXECUTE format('INSERT INTO %s (stream_id, key, version) SELECT $1, x, $2 FROM unnest($3::text[]) x', s_keys) USING s, cur_v, item_keys;
+          found_v := NULL;
+          cur_v := NULL;
+
+          IF cardinality(item_keys) = 0 THEN
+            -- An existing stream without keys (nearly every append): one statement locks its head, checks it,
+            -- chains, writes the events and moves the head. Prepared once per shard and session, so its plan is
+            -- made once (planning it on every call cost more than running it).
+            prepared := 'chronicle_append_' || get_shard_id_for_distribution_column('streams', s);
+            IF current_setting('chronicle.' || prepared, true) IS NULL THEN
+              IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements ps WHERE ps.name = prepared) THEN
+                EXECUTE format(
+                  'PREPARE %4$I(text, text[], text[], text[], bigint, bigint) AS
+                   WITH head AS MATERIALIZED (SELECT t.version, t.last_hash FROM %1$s t WHERE t.stream_id = $1 FOR UPDATE),
+                        chain AS MATERIALIZED (
+                          SELECT c.versions, c.hashes FROM head, chronicle_chain_links(head.last_hash, head.version, $2, $3) c
+                           WHERE $5 IS NULL OR $5 = head.version),
+                        ins AS (
+                          INSERT INTO %2$s (global_position, stream_id, version, type, data, metadata, hash, origin)
+                          SELECT nextval(%3$L), $1, x.v, x.type, x.data::json, x.meta::jsonb, x.h, $6
+                            FROM chain, unnest(chain.versions, $2, $3, $4, chain.hashes) AS x(v, type, data, meta, h)
+                          RETURNING version AS v, global_position AS gp),
+                        moved AS (
+                          UPDATE %1$s t SET version = chain.versions[cardinality(chain.versions)],
+                                            last_hash = chain.hashes[cardinality(chain.hashes)], updated_at = now()
+                            FROM chain WHERE t.stream_id = $1
+                          RETURNING t.version, t.last_hash)
+                   SELECT (SELECT head.version FROM head), (SELECT moved.version FROM moved), (SELECT moved.last_hash FROM moved),
+                          (SELECT array_agg(ins.gp ORDER BY ins.v) FROM ins)',
+                  s_streams, s_events, position_sequence, prepared);
+              END IF;
+              PERFORM set_config('chronicle.' || prepared, 'prepared', false);
+            END IF;
+            EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L)', prepared, s, p_types[e + 1 : e + n], p_data[e + 1 : e + n],
+                           p_meta[e + 1 : e + n], p_expected[i], node_origin)
+              INTO found_v, cur_v, cur_h, positions;
+            IF found_v IS NOT NULL AND cur_v IS NULL THEN
+              outcome := 'conflict'; version := found_v; RETURN NEXT; e := e + n; CONTINUE;
+            END IF;
           END IF;
+
+          IF cur_v IS NULL THEN
+            -- A new stream, or an append with idempotency keys: step by step.
+            EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
+            IF cur_v IS NULL THEN
+              IF p_expected[i] IS NOT NULL AND p_expected[i] <> 0 THEN
+                outcome := 'conflict'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
+              END IF;
+              IF cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
+                outcome := 'duplicate'; version := 0; RETURN NEXT; e := e + n; CONTINUE;
+              END IF;
+              -- A concurrent creator of the same stream makes this wait for its commit, then do nothing.
+              EXECUTE format('INSERT INTO %s (stream_id, version, last_hash) VALUES ($1, 0, $2) ON CONFLICT DO NOTHING', s_streams) USING s, '';
+              EXECUTE format('SELECT t.version, t.last_hash FROM %s t WHERE t.stream_id = $1 FOR UPDATE', s_streams) INTO cur_v, cur_h USING s;
+            END IF;
+            IF p_expected[i] IS NOT NULL AND p_expected[i] <> cur_v THEN
+              outcome := 'conflict'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
+            END IF;
+            IF cardinality(item_keys) > 0 THEN
+              s_keys := shard_name('idempotency_keys'::regclass, get_shard_id_for_distribution_column('idempotency_keys', s));
+              EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s t WHERE t.stream_id = $1 AND t.key = ANY ($2))', s_keys) INTO taken USING s, item_keys;
+              IF taken OR cardinality(item_keys) > (SELECT count(DISTINCT x) FROM unnest(item_keys) x) THEN
+                outcome := 'duplicate'; version := cur_v; RETURN NEXT; e := e + n; CONTINUE;
+              END IF;
+            END IF;
+            SELECT c.versions, c.hashes INTO versions, hashes FROM chronicle_chain_links(cur_h, cur_v, p_types[e + 1 : e + n], p_data[e + 1 : e + n]) c;
+            cur_v := cur_v + n;
+            cur_h := hashes[n];
+            EXECUTE format(
+              'WITH ins AS (
+                 INSERT INTO %s (global_position, stream_id, version, type, data, metadata, hash, origin)
+                 SELECT nextval(%L), $1, t.v, t.type, t.data::json, t.meta::jsonb, t.h, $7
+                   FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(v, type, data, meta, h)
+                 RETURNING version AS v, global_position AS gp)
+               SELECT array_agg(ins.gp ORDER BY ins.v) FROM ins', s_events, position_sequence)
+              INTO positions
+              USING s, versions, p_types[e + 1 : e + n], p_data[e + 1 : e + n], p_meta[e + 1 : e + n], hashes, node_origin;
+            EXECUTE format('UPDATE %s SET version = $2, last_hash = $3, updated_at = now() WHERE stream_id = $1', s_streams) USING s, cur_v, cur_h;
+            IF cardinality(item_keys) > 0 THEN
+              EXECUTE format('INSERT INTO %s (stream_id, key, version) SELECT $1, x, $2 FROM unnest($3::text[]) x', s_keys) USING s, cur_v, item_keys;
+            END IF;
+          END IF;
+          e := e + n;
+
           FOR r IN 1 .. coalesce(array_length(p_routed_sql, 1), 0) LOOP
             v := p_routed_values -> (i - 1) -> (r - 1);
-            IF v IS NOT NULL AND json_typeof(v) <> 'null' THEN
-              IF p_routed_tables[r] IS NULL THEN
-                EXECUTE p_routed_sql[r] USING s, cur_v, v;
-              ELSE
-                EXECUTE format(p_routed_sql[r], shard_name(p_routed_tables[r]::regclass, get_shard_id_for_distribution_column(p_routed_tables[r], s)))
-                  USING s, cur_v, v;
+            IF v IS NOT NULL AND jsonb_typeof(v) <> 'null' THEN
+              -- Prepared once per statement text, shard and session, as the append's own statement.
+              shard := CASE WHEN p_routed_tables[r] IS NULL THEN NULL
+                            ELSE get_shard_id_for_distribution_column(p_routed_tables[r], s) END;
+              prepared := 'chronicle_routed_' || left(md5(p_routed_sql[r]), 16) || coalesce('_' || shard, '');
+              IF current_setting('chronicle.' || prepared, true) IS NULL THEN
+                IF NOT EXISTS (SELECT 1 FROM pg_prepared_statements ps WHERE ps.name = prepared) THEN
+                  EXECUTE format('PREPARE %I(text, bigint, json) AS ', prepared)
+                    || CASE WHEN shard IS NULL THEN p_routed_sql[r] ELSE format(p_routed_sql[r], shard_name(p_routed_tables[r]::regclass, shard)) END;
+                END IF;
+                PERFORM set_config('chronicle.' || prepared, 'prepared', false);
               END IF;
+              EXECUTE format('EXECUTE %I(%L, %L, %L)', prepared, s, cur_v, v);
             END IF;
           END LOOP;
           outcome := 'ok'; version := cur_v; last_hash := cur_h;
@@ -161,7 +211,7 @@ const CHAIN_CALL_TEXT = `          SELECT c.versions, c.hashes INTO versions, ha
 `;
 
 const ROUTED_APPEND_SIGNATURE =
-  'chronicle_append_routed(text, text[], bigint[], int[], text[], text[], text[], int[], text[], text[], text[], json)';
+  'chronicle_append_routed(text, text[], bigint[], int[], text[], text[], text[], int[], text[], text[], text[], jsonb)';
 
 /** Per-session tables, distributed by the stream id and colocated with `streams`: a session's rows share one shard. */
 const SESSION_TABLES = ['events', 'idempotency_keys', 'session_summaries', 'session_snapshots', 'session_index'];

@@ -72,7 +72,7 @@ describe('a commit held open on worker 1 while later commits land on both worker
     const data = canonicalJson({ sessionId: held, title: 'held', parentSessionId: null, createdAt: 1 });
     await holder.query(
       `SELECT * FROM chronicle_append_routed($1, ARRAY[$1], ARRAY[0::bigint], ARRAY[1], ARRAY['SessionStarted'], ARRAY[$2], ARRAY['{}'],
-                                             ARRAY[0], ARRAY[]::text[], ARRAY[]::text[], ARRAY[]::text[], '[]'::json)`,
+                                             ARRAY[0], ARRAY[]::text[], ARRAY[]::text[], ARRAY[]::text[], '[]'::jsonb)`,
       [toSessionStreamId(held), data],
     );
     try {

@@ -12,3 +12,4 @@ export { instrumentEventStore, type AppendObserver } from './instrumented-event-
 export { InlineProjectionError } from './inline-projection.error.js';
 export { advanceCursor, cursorPassed, mergeCursors, parseCursor } from './log-cursor.js';
 export { acrossSessions, allowFanOut, type DatabaseEngine, detectEngine, engineOf, queryAcrossSessions } from './database-engine.js';
+export { atNode, type NodeAddress } from './node-router.js';

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 /** Streams whose node is remembered (a stream's node changes only when its shard moves). */
 const REMEMBERED = 100_000;
@@ -11,8 +11,40 @@ const REMEMBERED = 100_000;
  */
 export class NodeRouter {
   private readonly nodes = new Map<string, number>();
+  /** A small pool to each node, for the calls of the streams it holds: they run there, with no hop. */
+  private readonly pools = new Map<number, pg.Pool>();
+  private addresses = new Map<number, NodeAddress>();
 
   constructor(private readonly pool: pg.Pool) {}
+
+  /**
+   * The pool of connections to a node itself (its address from `pg_dist_node`, the main pool's credentials): a
+   * routed call sent there runs there; sent to another node, that node would forward it. The main pool when the
+   * node's address is not known.
+   */
+  async poolFor(node: number): Promise<pg.Pool> {
+    const known = this.pools.get(node);
+    if (known) return known;
+    if (!this.addresses.has(node)) {
+      const result = await this.pool.query<{ groupid: number; nodename: string; nodeport: number }>(
+        `SELECT groupid, nodename, nodeport FROM pg_dist_node WHERE noderole = 'primary' AND isactive`,
+      );
+      this.addresses = new Map(result.rows.map((row) => [row.groupid, { host: row.nodename, port: row.nodeport }]));
+    }
+    const address = this.addresses.get(node);
+    if (!address) return this.pool;
+    // Idle connections do not keep the process alive: a store nobody closes (a test's) lets it exit.
+    const pool = new pg.Pool({ ...atNode(this.pool.options, address), max: 2, allowExitOnIdle: true });
+    pool.on('connect', (client) => client.on('error', () => undefined));
+    pool.on('error', () => undefined);
+    this.pools.set(node, pool);
+    return pool;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.end().catch(() => undefined)));
+    this.pools.clear();
+  }
 
   /** The node group of each stream. */
   async route(streamIds: readonly string[]): Promise<Map<string, number>> {
@@ -51,3 +83,19 @@ export class NodeRouter {
 
 /** SQLSTATE of the routed append's refusal: a stream of the call is not on the node it ran on. */
 export const NOT_ON_THIS_NODE = 'CHR01';
+
+export interface NodeAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A pool's own settings (user, password, database, TLS) at another node's address. */
+export function atNode(options: pg.PoolConfig, address: NodeAddress): pg.PoolConfig {
+  const { connectionString, ...rest } = options;
+  if (!connectionString) return { ...rest, host: address.host, port: address.port };
+  // A connection string's host and port would win over separate ones: the address goes into it.
+  const url = new URL(connectionString);
+  url.hostname = address.host;
+  url.port = String(address.port);
+  return { ...rest, connectionString: url.toString() };
+}

@@ -65,7 +65,7 @@ type RoutedProjection = InlineProjection<pg.ClientBase> & { readonly routed: Rou
 const ROUTED_APPEND = {
   name: 'chronicle_append_routed_call',
   text: `SELECT r.item, r.outcome, r.version::text AS version, r.last_hash, r.positions::text[] AS positions
-           FROM chronicle_append_routed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::json) r`,
+           FROM chronicle_append_routed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) r`,
 };
 
 /** A named statement: prepared once per connection under a name that changes with its text. */
@@ -198,7 +198,8 @@ export class PostgresEventStore implements EventStore {
         const items = indexes.map((index) => batch[index]);
         let groupOutcomes: BatchOutcome<AppendResult>;
         try {
-          groupOutcomes = await this.commitGroup(items, (sorted) => this.transactRouted(sorted));
+          const node = nodes.get(items[0].streamId) as number;
+          groupOutcomes = await this.commitGroup(items, (sorted) => this.transactRouted(sorted, node, router));
         } catch (error) {
           if ((error as { code?: string }).code === NOT_ON_THIS_NODE && attempt < 3) {
             // A shard moved since the stream was routed: look the streams up again and send them where they are now.
@@ -317,7 +318,7 @@ export class PostgresEventStore implements EventStore {
    * Citus: the batch of one node as one call of `chronicle_append_routed`, routed by its first stream to the
    * node that holds every stream of it and run there in its own implicit transaction.
    */
-  private async transactRouted(items: readonly PendingAppend[]): Promise<ItemRow[]> {
+  private async transactRouted(items: readonly PendingAppend[], node: number, router: NodeRouter): Promise<ItemRow[]> {
     const values: unknown[] = [items[0].streamId, ...appendBatchValues(items)];
     const perItem: unknown[][] = items.map(() => []);
     for (const projection of this.routed) {
@@ -335,13 +336,19 @@ export class PostgresEventStore implements EventStore {
       JSON.stringify(perItem),
     );
     this.onAppendStatement?.('routed', items.length);
-    return this.commitAlone({ ...ROUTED_APPEND, values });
+    // Sent to the node itself; where it cannot be reached from here, through this process's node, which forwards it.
+    const direct = await router.poolFor(node);
+    const client = await direct.connect().catch((error: unknown) => {
+      if (direct === this.pool) throw error;
+      return this.pool.connect();
+    });
+    return this.commitAlone({ ...ROUTED_APPEND, values }, client);
   }
 
   /** One append statement in its own implicit transaction: committed when PostgreSQL answers it. */
-  private async commitAlone(statement: pg.QueryConfig): Promise<ItemRow[]> {
+  private async commitAlone(statement: pg.QueryConfig, connected?: pg.PoolClient): Promise<ItemRow[]> {
     // A connection that cannot be had sent nothing: that failure is known.
-    const client = await this.pool.connect();
+    const client = connected ?? (await this.pool.connect());
     try {
       const { rows } = await client.query<ItemRow>(statement);
       client.release();
@@ -415,6 +422,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async close(): Promise<void> {
+    await this.router?.close();
     await this.pool.end();
   }
 }

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { instrumentEventStore } from '#event-store';
+import { type EventStore, instrumentEventStore } from '#event-store';
 import { DatabaseReachability, Metrics } from '#platform';
 import { createSessionEventStore } from '#read-models';
 
@@ -11,7 +11,7 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 @Global()
 @Module({})
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {}
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   static forRoot(options: { url: string; poolSize: number; appendInFlight?: number }): DynamicModule {
     return {
@@ -62,7 +62,8 @@ export class DatabaseModule implements OnApplicationShutdown {
     };
   }
 
+  /** The store ends its pool (and on Citus the pools it keeps to each node). */
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
+    await this.store.close();
   }
 }

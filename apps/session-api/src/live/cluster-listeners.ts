@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
+import { atNode, type NodeAddress } from '#event-store';
 import { NOTIFY_CHANNEL } from '#read-models';
 
 /** How often the cluster's node list is read again (a worker added later is heard from within this). */
@@ -7,10 +8,6 @@ const NODES_REFRESH_MS = 30_000;
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 5000;
 
-interface NodeAddress {
-  readonly host: string;
-  readonly port: number;
-}
 
 /**
  * On Citus an append notifies on the worker that ran it (the routed append), and PostgreSQL delivers a NOTIFY
@@ -69,17 +66,6 @@ export class ClusterListeners {
   }
 }
 
-/** The pool's own settings (user, password, database, TLS), at another node's address. */
-function atNode(options: pg.PoolConfig, address: NodeAddress): pg.ClientConfig {
-  const { connectionString, ...rest } = options;
-  if (!connectionString) return { ...rest, host: address.host, port: address.port };
-  // A connection string's host and port would win over separate ones: the address goes into it.
-  const url = new URL(connectionString);
-  url.hostname = address.host;
-  url.port = String(address.port);
-  return { ...rest, connectionString: url.toString() };
-}
-
 /** One LISTEN connection to one node, kept open. */
 class NodeListener {
   private client: pg.Client | null = null;
@@ -110,7 +96,7 @@ class NodeListener {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client(atNode(this.pool.options, this.address));
+    const client = new pg.Client(atNode(this.pool.options, this.address) as pg.ClientConfig);
     const drop = (error: Error) => {
       if (this.client !== client) return;
       this.client = null;
