@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import { atNode } from './node-router.js';
 
 /** What the database is: one PostgreSQL (or the embedded one), or a Citus cluster with Chronicle's tables distributed. */
 export type DatabaseEngine = 'postgres' | 'citus';
@@ -29,11 +30,14 @@ export function engineOf(pool: pg.Pool): Promise<DatabaseEngine> {
 }
 
 /**
- * The setting a cross-session statement lifts for itself on Citus. The Citus test tier sets it to `error` for
- * every connection, so that any other statement touching more than one shard fails: every per-session
- * statement must run on the one shard that holds its session.
+ * What a cross-session statement sets for itself on Citus. The Citus test tier sets
+ * `citus.multi_task_query_log_level` to `error` for every connection, so that any other statement touching more
+ * than one shard fails: every per-session statement must run on the one shard that holds its session; this one
+ * lifts it. And one connection to each worker for its tasks: by default Citus opens up to 16 per worker for a
+ * multi-shard statement and keeps one, so a projector's page opened and closed connections every time (a
+ * backend start each: ~23 connections a second on the bench's cluster).
  */
-const ALLOW_FAN_OUT = `SET LOCAL citus.multi_task_query_log_level = 'off'`;
+const ALLOW_FAN_OUT = `SET LOCAL citus.multi_task_query_log_level = 'off'; SET LOCAL citus.max_adaptive_executor_pool_size = 1`;
 
 /**
  * Runs a statement that reads or writes many sessions at once (a session list, the recovery candidates, a
@@ -73,4 +77,29 @@ export async function acrossSessions<T>(client: pg.ClientBase, engine: DatabaseE
 /** Lifts the fan-out refusal inside a transaction the caller already opened (BEGIN sent), on Citus. */
 export async function allowFanOut(client: pg.ClientBase, engine: DatabaseEngine): Promise<void> {
   if (engine === 'citus') await client.query(ALLOW_FAN_OUT);
+}
+
+const coordinators = new WeakMap<object, pg.Pool>();
+
+/**
+ * A connection on which to take an advisory lock that holds across the whole database: on Citus, one to the
+ * coordinator (an advisory lock holds only on the node it is taken on, and replicas connect to any node, so
+ * two replicas on two workers would both take "the" lock); on one server, one of the pool's. Where the
+ * coordinator cannot be reached from here, one of the pool's: the work it guards is safe twice at once, only
+ * wasteful. The caller releases it.
+ */
+export async function lockConnection(pool: pg.Pool): Promise<pg.PoolClient> {
+  if ((await engineOf(pool)) !== 'citus') return pool.connect();
+  let coordinator = coordinators.get(pool);
+  if (!coordinator) {
+    const { rows } = await pool.query<{ nodename: string; nodeport: number }>(
+      `SELECT nodename, nodeport FROM pg_dist_node WHERE groupid = 0 AND noderole = 'primary'`,
+    );
+    if (rows.length === 0) return pool.connect();
+    coordinator = new pg.Pool({ ...atNode(pool.options, { host: rows[0].nodename, port: rows[0].nodeport }), max: 4, allowExitOnIdle: true });
+    coordinator.on('connect', (client) => client.on('error', () => undefined));
+    coordinator.on('error', () => undefined);
+    coordinators.set(pool, coordinator);
+  }
+  return coordinator.connect().catch(() => pool.connect());
 }

@@ -11,5 +11,5 @@ export { InMemoryEventStore, type InMemoryTransaction } from './in-memory-event-
 export { instrumentEventStore, type AppendObserver } from './instrumented-event-store.js';
 export { InlineProjectionError } from './inline-projection.error.js';
 export { advanceCursor, cursorPassed, mergeCursors, parseCursor } from './log-cursor.js';
-export { acrossSessions, allowFanOut, type DatabaseEngine, detectEngine, engineOf, queryAcrossSessions } from './database-engine.js';
+export { acrossSessions, allowFanOut, type DatabaseEngine, detectEngine, engineOf, lockConnection, queryAcrossSessions } from './database-engine.js';
 export { atNode, type NodeAddress } from './node-router.js';

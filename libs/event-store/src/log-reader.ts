@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { type DatabaseEngine, queryAcrossSessions } from './database-engine.js';
 import type { LogCursor, LogPosition } from './event-store.js';
+import type { NodeRouter } from './node-router.js';
 
 /** How often the origins present in `events` are looked for again (new nodes are found sooner, by their fences). */
 const DISCOVERY_MS = 60_000;
@@ -38,6 +39,8 @@ export class LogReader {
   constructor(
     private readonly pool: pg.Pool,
     private readonly engine: DatabaseEngine,
+    /** On Citus: the pools to each node, on which each node's fence is read directly. */
+    private readonly router: NodeRouter | null = null,
   ) {}
 
   /** Up to `limit` events of each origin after `after`, each origin's in its order, the origins' taken in turn. */
@@ -91,6 +94,25 @@ export class LogReader {
       const result = await this.pool.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
       return new Map([['0', result.rows[0].xmin]]);
     }
+    // Each node's own, asked on a connection to that node; through Citus (which connects every node to the
+    // others) where a node cannot be reached from here.
+    const nodes = await this.pool.query<{ origin: string }>(`SELECT groupid::text AS origin FROM pg_dist_node WHERE noderole = 'primary' AND isactive`);
+    try {
+      const fences = await Promise.all(
+        nodes.rows.map(async ({ origin }) => {
+          const direct = await this.router?.directPool(Number(origin));
+          if (!direct) throw new Error(`node group ${origin} has no address`);
+          const { rows } = await direct.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+          return [origin, rows[0].xmin] as const;
+        }),
+      );
+      return new Map(fences);
+    } catch {
+      return this.fencesThroughCitus();
+    }
+  }
+
+  private async fencesThroughCitus(): Promise<Map<string, string>> {
     const result = await this.pool.query<{ origin: string; nodename: string; nodeport: number; success: boolean; result: string }>(
       `SELECT n.groupid::text AS origin, n.nodename, n.nodeport, r.success, r.result
          FROM run_command_on_all_nodes($$SELECT pg_snapshot_xmin(pg_current_snapshot())::text$$) r

@@ -23,6 +23,11 @@ export class NodeRouter {
    * node's address is not known.
    */
   async poolFor(node: number): Promise<pg.Pool> {
+    return (await this.directPool(node)) ?? this.pool;
+  }
+
+  /** The pool of connections to the node itself, or null when its address is not in the metadata. */
+  async directPool(node: number): Promise<pg.Pool | null> {
     const known = this.pools.get(node);
     if (known) return known;
     if (!this.addresses.has(node)) {
@@ -32,7 +37,7 @@ export class NodeRouter {
       this.addresses = new Map(result.rows.map((row) => [row.groupid, { host: row.nodename, port: row.nodeport }]));
     }
     const address = this.addresses.get(node);
-    if (!address) return this.pool;
+    if (!address) return null;
     // Idle connections do not keep the process alive: a store nobody closes (a test's) lets it exit.
     const pool = new pg.Pool({ ...atNode(this.pool.options, address), max: 2, allowExitOnIdle: true });
     pool.on('connect', (client) => client.on('error', () => undefined));

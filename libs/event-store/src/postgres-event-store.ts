@@ -122,8 +122,8 @@ export class PostgresEventStore implements EventStore {
     this.engine = options.engine ?? 'postgres';
     const citus = this.engine === 'citus';
     this.heads = new HeadReader(pool, { perStream: citus });
-    this.log = new LogReader(pool, this.engine);
     this.router = citus ? new NodeRouter(pool) : null;
+    this.log = new LogReader(pool, this.engine, this.router);
     this.routed = inline.filter((projection): projection is RoutedProjection => projection.routed !== undefined);
     if (citus) {
       const unroutable = inline.find((projection) => projection.routed === undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
+import { lockConnection } from '#event-store';
 import { ProblemError } from '#platform';
 import { auditAll } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
@@ -36,7 +37,8 @@ export class AuditJobs implements OnApplicationShutdown {
 
   async start(since: Date | null): Promise<StartedJob> {
     if (this.current?.running) return { job: this.current, started: false };
-    const client = await this.pool.connect();
+    // On Citus, on the coordinator: one whole-store audit at a time across the cluster.
+    const client = await lockConnection(this.pool);
     let locked = false;
     try {
       locked = (await client.query('SELECT pg_try_advisory_lock($1) AS locked', [STORE_AUDIT_LOCK])).rows[0].locked;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { EventStore } from '#event-store';
+import { type EventStore, lockConnection } from '#event-store';
 import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { type RebuildProgress, RebuildTracker } from './rebuild-progress.js';
 import { rebuildSessionIndex } from './session-index.rebuild.js';
@@ -58,7 +58,8 @@ export const isRebuildable = (name: string): name is RebuildableProjection =>
  */
 export async function rebuildProjection(deps: RebuildDeps, name: string, options: RebuildOptions = {}): Promise<RebuildResult> {
   if (!isRebuildable(name)) throw new ProjectionNotFoundError(name);
-  const client = await deps.pool.connect();
+  // On Citus, on the coordinator: its lock holds across the cluster, and only there can a table be distributed.
+  const client = await lockConnection(deps.pool);
   let failed = false;
   try {
     const lock = await client.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [REBUILD_LOCK_CLASS, name]);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { fromSessionStreamId, toSessionStreamId } from '#domain';
-import { acrossSessions, engineOf, type EventStore, type LogCursor } from '#event-store';
+import { acrossSessions, engineOf, type EventStore, lockConnection, type LogCursor } from '#event-store';
 import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js';
 import type { SessionViews } from '../session-views.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
@@ -100,7 +100,8 @@ export class SessionIndexProjector {
 
   /** Processes everything visible now; returns how many events it read (0 when another replica holds the projector). */
   async catchUp(): Promise<number> {
-    const client = await this.pool.connect();
+    // On Citus, on the coordinator: one projector for the cluster, whichever node each replica connects to.
+    const client = await lockConnection(this.pool);
     try {
       const lock = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SESSION_INDEX_PROJECTOR_LOCK]);
       if (!lock.rows[0].ok) return 0;
