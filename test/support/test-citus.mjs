@@ -46,8 +46,8 @@ const SETTINGS = {
 };
 
 /**
- * The test cluster, started. On tmpfs here one initdb took 0.55 s and the two copies 0.06 s, three initdbs at
- * once 1.0–1.2 s (two cores); the whole start measured 1.1–2.5 s under the other engineers' load.
+ * The test cluster, started: on tmpfs here three initdbs at once took 1.0–1.2 s (two cores), one initdb and two
+ * copies of it 0.6 s, but copied nodes share a system identifier (citus-cluster.js says why that fails).
  */
 export function startCitusCluster() {
   return startCluster({ freePort, dataRoot: dataRoot(), prefix: 'chronicle-test-citus-', label: 'test/support/test-citus.mjs', settings: SETTINGS });
