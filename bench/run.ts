@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { runAppendBench } from './append.bench.js';
 import { freePort } from '../libs/platform/src/net/free-port.js';
 import { startBenchCluster, type BenchCluster } from './bench-postgres.js';
-import { journalRequest, prepareJournalClients, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { busyMs, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
@@ -14,11 +14,13 @@ import { runAuditBench } from './audit.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
-import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
+import { encodeRequest, runHttpLoad } from './http-load.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
-import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
+import { Samples } from './samples.js';
+import { DURATION_MS, RUNS, SECONDS, SETTLE_MS, WARMUP_MS } from './knobs.js';
+import { killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
 
 /**
  * `npm run bench`: builds (package.json), then this orchestrator starts its own durable PostgreSQL 15, the
@@ -31,18 +33,8 @@ import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, ty
  * process, so its CPU (from /proc) never includes the client's. The client still shares the cores with the
  * servers, as any placement on this machine would; its own ceiling is a row of the table.
  */
-const envNumber = (name: string, fallback: number): number => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
-const SECONDS = envNumber('BENCH_SECONDS', 4);
-const RUNS = Math.round(envNumber('BENCH_RUNS', 3));
-const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1000);
-const DURATION_MS = SECONDS * 1000;
 /** Concurrent writers of the write-path bench (no HTTP): one transaction per event, and group commits. */
 const WRITE_PATH_WRITERS = [1, 16, 64] as const;
-/** After a CPU-sampled window: lets deferred work (snapshots, the projector's 1 s tick) land in the sample. */
-const SETTLE_MS = 1500;
 const RESULTS_FILE = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
 
 const startedAt = performance.now();
@@ -51,15 +43,9 @@ const progress = (message: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Per-run samples by figure id; NaN where a run failed. */
-const samples = new Map<string, number[]>();
-const record = (id: string, round: number, value: number): void => {
-  const list = samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
-  list[round] = value;
-  samples.set(id, list);
-};
-const runsOf = (id: string): number[] => samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
-const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v, i) => v / runsOf(baseline)[i]!);
+/** Per-run samples by figure id (NaN where a run failed), and the answer checks of the HTTP figures. */
+const samples = new Samples(RUNS);
+const { record, runsOf, ratioRuns, check, checkText } = samples;
 /**
  * The continuous auditor's on/off throughput ratio of every back-to-back pair of twin runs (four a round). The
  * host's speed moves between runs seconds apart by more than the 5 % the target is about (a single pair ranged
@@ -68,30 +54,7 @@ const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v,
  */
 const auditorPairRatios: number[] = [];
 
-/** Answer checks per HTTP figure, summed over runs. */
-interface Check {
-  answers: number;
-  non2xx: number;
-  errors: number;
-  first?: string;
-}
-const checks = new Map<string, Check>();
 const errors: string[] = [];
-
-function check(id: string, result: LoadResult): void {
-  const c = checks.get(id) ?? { answers: 0, non2xx: 0, errors: 0 };
-  c.answers += result.answers;
-  c.non2xx += result.non2xxTotal;
-  c.errors += result.errors;
-  c.first ??= result.firstNon2xx ?? result.firstError;
-  checks.set(id, c);
-}
-const checkText = (id: string): string => {
-  const c = checks.get(id);
-  if (!c) return '';
-  const text = `${c.answers.toLocaleString('en-US')} answers, ${c.non2xx} non-2xx, ${c.errors} errors`;
-  return c.first ? `${text}; first: ${c.first.replace(/\s+/g, ' ').slice(0, 120)}` : text;
-};
 
 let cluster: BenchCluster | undefined;
 let workDir: string | undefined;
@@ -138,16 +101,6 @@ interface HttpPhase {
   readonly request?: (client: number) => Buffer;
   readonly expectStatus?: (status: number) => boolean;
 }
-
-/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
-async function busyMs(port: number, series: string): Promise<number> {
-  const { body } = await httpCall(port, 'GET', '/metrics');
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) * 1000 : 0;
-}
-
-/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
-const projectorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_projector_busy_seconds_total{projection="session_index"}');
 
 /** `chronicle_audit_busy_seconds_total`, in ms (the continuous auditor's time in its passes). */
 const auditorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_audit_busy_seconds_total');
