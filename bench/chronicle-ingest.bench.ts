@@ -91,11 +91,16 @@ export function journalRequest(client: JournalClient, eventsPerRequest: number, 
   );
 }
 
-/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
-export async function busyMs(port: number, series: string): Promise<number> {
+/** One series of the service's /metrics (0 when it has none yet). */
+export async function metricValue(port: number, series: string): Promise<number> {
   const { body } = await httpCall(port, 'GET', '/metrics');
   const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) * 1000 : 0;
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
+export async function busyMs(port: number, series: string): Promise<number> {
+  return (await metricValue(port, series)) * 1000;
 }
 
 /** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */

@@ -11,6 +11,7 @@ import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTar
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
 import { runAuditBench } from './audit.bench.js';
+import { citusCapacity, citusRows, citusSkipped, startCitusSection, type CitusSection } from './citus.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
@@ -43,9 +44,9 @@ const progress = (message: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Per-run samples by figure id (NaN where a run failed), and the answer checks of the HTTP figures. */
-const samples = new Samples(RUNS);
-const { record, runsOf, ratioRuns, check, checkText } = samples;
+/** Per-run samples by figure id (NaN where a run failed), the answer checks of the HTTP figures, the phases' errors. */
+const samples = new Samples(RUNS, progress);
+const { record, runsOf, ratioRuns, check, checkText, step, errors } = samples;
 /**
  * The continuous auditor's on/off throughput ratio of every back-to-back pair of twin runs (four a round). The
  * host's speed moves between runs seconds apart by more than the 5 % the target is about (a single pair ranged
@@ -54,15 +55,16 @@ const { record, runsOf, ratioRuns, check, checkText } = samples;
  */
 const auditorPairRatios: number[] = [];
 
-const errors: string[] = [];
-
 let cluster: BenchCluster | undefined;
 let workDir: string | undefined;
+/** The Citus section (its own cluster and services), when it started. */
+let citus: CitusSection | undefined;
 let cleanedUp = false;
 function cleanup(): void {
   if (cleanedUp) return;
   cleanedUp = true;
   killAllServiceProcesses();
+  citus?.stopNow();
   cluster?.stop();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }
@@ -73,18 +75,6 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     cleanup();
     process.exit(code);
   });
-}
-
-async function step(name: string, fn: () => Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    // One line (the table and RESULTS.md list it): the first lines of a child's stack are enough.
-    const message = `${name}: ${text.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 3).join(' ⏎ ').slice(0, 600)}`;
-    errors.push(message);
-    progress(`ERROR ${message}`);
-  }
 }
 
 interface HttpPhase {
@@ -170,7 +160,7 @@ async function loadAdapterBench(): Promise<AdapterBench | string> {
   }
 }
 
-function machine(settings: Record<string, string>, loadAtStart: number[], jiffiesAtStart: MachineJiffies | null): string[] {
+function machine(settings: Record<string, string>, loadAtStart: number[], jiffiesAtStart: MachineJiffies | null, citusLine: string): string[] {
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -189,6 +179,7 @@ function machine(settings: Record<string, string>, loadAtStart: number[], jiffie
     `- OS: ${os.type()} ${os.release()}`,
     `- Node: ${process.version}`,
     `- PostgreSQL: ${settings.server_version ?? 'n/a'} (fsync=${settings.fsync ?? '?'}, synchronous_commit=${settings.synchronous_commit ?? '?'}, full_page_writes=${settings.full_page_writes ?? '?'}; own cluster on 127.0.0.1)`,
+    citusLine,
     `- Commit: ${commit}`,
     `- Load: ${SECONDS} s measured after ${WARMUP_MS} ms warm-up per figure, ${RUNS} runs, interleaved`,
     `- Load average (1/5/15 min) at start: ${load(loadAtStart)}; at end: ${load(os.loadavg())}`,
@@ -417,6 +408,17 @@ projector — is included), divided by the events acknowledged in the window. Th
 bench's main process and is never in these figures, but it competes for the same cores.
 Raw baselines: pg directly on a table shaped like Chronicle's events, one stream per connection, named
 prepared statements; 100 rows/txn is one INSERT … SELECT FROM unnest(…) per transaction.
+The Citus rows (bench/citus.bench.ts): a coordinator and 2 workers of their own (PostgreSQL 15 with Citus, on
+disk, with this cluster's durability settings, read back from every node), Chronicle's migrations through the
+coordinator, two replicas each connected to one worker, and a baseline Chronicle on a database of its own on this
+cluster; every round both shapes on both, each pair back to back (ABBA, then BAAB), after the auditor twins. The
+clients are split evenly over the replicas and their sessions over the workers (ids picked by their shard's
+placement), so half of each replica's appends go through the worker that does not hold the session. CPU per
+event as above, for each node's PostgreSQL processes and each replica: the coordinator's per event of all, a
+worker's per event of the sessions it holds (its share from what its clients sent in the window); the section's
+CPU windows run on after the load until its processes are back to their quiet rate (15 s at most), so the
+projectors' catch-up is charged to the events that caused it and does not slow the phase after. The capacity
+model after the results is derived from those figures and states its assumptions.
 The in-process figures (append, fold, merge) come from bench/append.bench.ts and bench/fold.bench.ts (each
 run itself a median of its repetitions); append runs on a fresh database of the same durable cluster, and
 each fold round in a fresh Node process (as \`npm run bench:fold\` runs it), not in this one's grown heap.
@@ -460,6 +462,15 @@ async function main(): Promise<void> {
     unaudited = await startChronicle(await cluster!.createDatabase('chronicle_unaudited'), join(workDir!, 'unaudited'));
   });
   let readTarget: ReadTarget | undefined;
+  // The Citus section (issue 28): its own coordinator + 2 workers with two replicas, and a baseline Chronicle on
+  // this cluster; its phases run every round after the auditor twins (bench/citus.bench.ts).
+  const citusSkip = citusSkipped();
+  if (citusSkip) progress(`Citus section skipped: ${citusSkip}`);
+  else {
+    await step('start the Citus section', async () => {
+      citus = await startCitusSection({ single: cluster!, workDir: workDir!, samples, progress });
+    });
+  }
   await step('prepare the read session', async () => {
     if (!chronicle) return;
     readTarget = await prepareReadSession(chronicle.port, 'read-1000', 1000);
@@ -555,6 +566,10 @@ async function main(): Promise<void> {
       for (const [id, values] of rates) record(`${id}.eventsPerSecond`, round, values.reduce((x, y) => x + y, 0) / values.length);
       record('chronicle1x16audited.auditorShare', round, (100 * auditor.busy) / auditor.cpu);
     }
+    if (citus) {
+      progress(`Citus section, round ${round + 1}`);
+      await citus.round(round);
+    }
     const target = readTarget;
     if (!target) continue;
     const ceilingRead = encodeRequest({ method: 'GET', path: `/bytes/${target.bytes}`, headers: {} }, trivialPort);
@@ -589,7 +604,7 @@ async function main(): Promise<void> {
     });
   }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {
@@ -688,12 +703,13 @@ async function main(): Promise<void> {
     adapterNote = '16 conn, from bench/http-adapters.bench.ts';
   }
 
-  const table = rows(adapterNote);
+  const table = [...rows(adapterNote), ...citusRows(samples)];
   const rendered = renderTable(table);
   const tally = verdicts(table);
-  const header = machine(settings, loadAtStart, jiffiesAtStart);
+  const header = machine(settings, loadAtStart, jiffiesAtStart, citus?.description ?? `- Citus section: ${citusSkip ? `skipped (${citusSkip})` : 'did not run (see Errors)'}`);
   const wall = `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
-  const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build).`;
+  const citusWall = citus ? `, of which the Citus section ${(citus.elapsedMs() / 1000).toFixed(0)} s` : '';
+  const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build)${citusWall}.`;
   process.stdout.write(`\n${header.join('\n')}\n\n${rendered}\n\n${summary}\n`);
   if (errors.length > 0) process.stdout.write(`\nErrors:\n${errors.map((e) => `- ${e}`).join('\n')}\n`);
   const markdown = [
@@ -712,6 +728,7 @@ async function main(): Promise<void> {
     summary,
     '',
     ...(errors.length > 0 ? ['## Errors', '', ...errors.map((e) => `- ${e}`), ''] : []),
+    citusCapacity(samples),
     '## Method',
     '',
     METHOD,
