@@ -41,7 +41,8 @@ import { killAllServiceProcesses } from './service-process.js';
  * one-server rows (bench/chronicle-ingest.bench.ts). On Citus the clients are split evenly over the two
  * replicas and their sessions over the two workers (ids picked by their shard's placement), so half of each
  * replica's appends are for sessions on the other worker, as with sessions spread at random over two workers.
- * CPU from the window's start until the measured processes are back to their quiet rate: each node's PostgreSQL
+ * CPU from the window's start until the session index has caught up and the measured processes are back to their
+ * quiet rate: each node's PostgreSQL
  * processes (as proc-cpu.ts counts a cluster) and each replica's process, per event acknowledged; a worker's per
  * event of the sessions it holds. Rows and capacity model: `citusRows`, `citusCapacity`.
  */
@@ -257,8 +258,10 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
         },
       });
       samples.check(id, result);
-      // How far the session index trails the log as the load ends (the projector's gauge, set on its 1 s tick).
-      const lag = Math.max(...(await Promise.all((onCitus ? replicas : [baseline]).map((s) => metricValue(s.port, 'chronicle_projection_lag_events{projection="session_index"}')))));
+      // How far the session index trails the log (the projector's gauge, set on its 1 s tick), here as the load ends.
+      const indexLag = async (): Promise<number> =>
+        Math.max(...(await Promise.all((onCitus ? replicas : [baseline]).map((s) => metricValue(s.port, 'chronicle_projection_lag_events{projection="session_index"}')))));
+      const lag = await indexLag();
       record(`${id}.lag`, round, lag);
       const events = result.ok * shape.eventsPerRequest;
       const rate = events / (result.windowMs / 1000);
@@ -266,8 +269,8 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
       record(`${id}.p50`, round, result.p50Ms);
       record(`${id}.p99`, round, result.p99Ms);
       // Deferred work (the projectors' catch-up above all, snapshots) is the events' own: the CPU window runs until
-      // every measured process is back to its quiet rate (at least the bench's settle), and the next phase
-      // starts after it, undisturbed.
+      // the session index has caught up and every measured process is back to its quiet rate (at least the
+      // bench's settle), and the next phase starts after it, undisturbed.
       const settleFrom = performance.now();
       await sleep(SETTLE_MS);
       const measuredCpu = (): number => {
@@ -279,7 +282,7 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
         const now = measuredCpu();
         const share = (100 * (now - last)) / 500;
         last = now;
-        if (share <= quietShare + QUIET_MARGIN) break;
+        if (share <= quietShare + QUIET_MARGIN && (await indexLag()) === 0) break;
       }
       const settleMs = performance.now() - settleFrom;
       record(`${id}.settle`, round, settleMs / 1000);
