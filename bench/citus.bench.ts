@@ -497,8 +497,8 @@ export function citusCapacity(samples: Samples): string {
         `worker's per event it holds), coordinator ${formatNumber(coordinator)} ms, replicas ${formatNumber(replica)} ms ` +
         `(of which their projectors' busy time ${formatNumber(projector)} ms). Check on this machine: ${cores} cores ÷ ` +
         `${formatNumber(total)} ms of CPU per event in all = ${formatNumber(node / total)} events/s sustained; measured ` +
-        `${formatNumber(at(`${id}.eventsPerSecond`))} in the load's window, with the session index ` +
-        `${formatNumber(at(`${id}.lag`))} events behind at its end (caught up after it, on CPU counted here).`,
+        `${formatNumber(at(`${id}.eventsPerSecond`))} in the load's window, whose CPU ran on ${formatNumber(at(`${id}.settle`))} s ` +
+        "after it (the projectors' last passes), counted here: the window's rate is above what that CPU sustains.",
       '',
       "| Workers | Replicas' background on each node | Workers' capacity | Coordinator's | Replicas' (one per worker) | Expect | Saturates first |",
       '|---|---|---|---|---|---|---|',
