@@ -59,8 +59,8 @@ async function fill(context: IndexRebuildContext, after: LogCursor, folded: Fold
     }
     // The page's rows land together, inside the swap's transaction or in one of their own.
     if (rows.length > 0) {
-      if (inTransaction) await writeIndexRows(client, SESSION_INDEX_NEXT, rows);
-      else await acrossSessions(client, engine, () => writeIndexRows(client, SESSION_INDEX_NEXT, rows));
+      if (inTransaction) await writeIndexRows(client, engine, SESSION_INDEX_NEXT, rows);
+      else await acrossSessions(client, engine, () => writeIndexRows(client, engine, SESSION_INDEX_NEXT, rows));
     }
     tracker.rows += rows.length;
     tracker.eventsReplayed += events.length;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { fromSessionStreamId, toSessionStreamId } from '#domain';
-import { acrossSessions, engineOf, type EventStore, lockConnection, type LogCursor } from '#event-store';
+import { acrossSessions, type DatabaseEngine, engineOf, type EventStore, lockConnection, type LogCursor } from '#event-store';
 import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js';
 import type { SessionViews } from '../session-views.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
@@ -13,7 +13,7 @@ export const SESSION_INDEX_PROJECTOR_LOCK = 727_101;
 
 export interface ProjectorOptions {
   readonly batchSize?: number;
-  /** Pokes within this window coalesce into one pass (default 100 ms). */
+  /** Pokes within this window coalesce into one pass (default 100 ms on one server, 500 on Citus: see `poke`). */
   readonly debounceMs?: number;
   /** Events the checkpoint trails the log by (at most LAG_CAP); measured on every timer tick, not after every pass. */
   readonly onLag?: (events: number) => void;
@@ -35,6 +35,8 @@ export class SessionIndexProjector {
   private wanted = false;
   private lagWanted = false;
   private stopped = false;
+  /** Known after the first pass (the pool's engine); until then one server's window. */
+  private engine: DatabaseEngine = 'postgres';
 
   constructor(
     private readonly pool: pg.Pool,
@@ -58,13 +60,22 @@ export class SessionIndexProjector {
     await this.running;
   }
 
-  /** Ask for a pass soon (after a local append): pokes within `debounceMs` (default 100) coalesce into one; passes never overlap. */
+  /**
+   * Ask for a pass soon (after an append): pokes within the window coalesce into one; passes never overlap.
+   * On Citus a pass is a cluster-wide operation whatever its size (a fence read on every node, a page read per
+   * origin over every shard, a two-phase commit of the rows and the reference-table checkpoint), so the window is
+   * five times one server's: at 16 clients of 1-event POSTs a 100 ms window made ~3 passes a second, whose reads
+   * were the heaviest statement on the worker the projector's replica used (bench/README.md).
+   */
   poke(): void {
     if (this.stopped || this.debounce) return;
-    this.debounce = setTimeout(() => {
-      this.debounce = null;
-      this.run();
-    }, this.options.debounceMs ?? 100);
+    this.debounce = setTimeout(
+      () => {
+        this.debounce = null;
+        this.run();
+      },
+      this.options.debounceMs ?? (this.engine === 'citus' ? 500 : 100),
+    );
     this.debounce.unref();
   }
 
@@ -101,6 +112,7 @@ export class SessionIndexProjector {
   /** Processes everything visible now; returns how many events it read (0 when another replica holds the projector). */
   async catchUp(): Promise<number> {
     // On Citus, on the coordinator: one projector for the cluster, whichever node each replica connects to.
+    this.engine = await engineOf(this.pool);
     const client = await lockConnection(this.pool);
     try {
       const lock = await client.query('SELECT pg_try_advisory_lock($1) AS ok', [SESSION_INDEX_PROJECTOR_LOCK]);
@@ -150,8 +162,9 @@ export class SessionIndexProjector {
     }
     const writing = performance.now();
     // The rows and the checkpoint past them commit together (on Citus, one transaction across the shards).
-    const written = acrossSessions(client, await engineOf(this.pool), async () => {
-      await writeIndexRows(client, SESSION_INDEX, rows);
+    const engine = await engineOf(this.pool);
+    const written = acrossSessions(client, engine, async () => {
+      await writeIndexRows(client, engine, SESSION_INDEX, rows);
       await advanceCheckpoint(client, SESSION_INDEX, next);
     });
     busy += performance.now() - writing;
@@ -175,40 +188,64 @@ export interface IndexRowWrite {
 /**
  * Upserts rows built by `indexRowOf`, never moving a row back to an older version, inside the caller's
  * `acrossSessions` transaction. A row's key is its session's stream id (on Citus it sits on the stream's shard).
+ *
+ * One server takes the rows as arrays (`unnest`: one statement text whatever their number). On Citus an
+ * `INSERT … SELECT FROM unnest(…)` is a distributed INSERT … SELECT, its rows gathered as intermediate results
+ * and copied to each shard: 46–48 ms for 5 rows and ~330 ms for 50 on a local coordinator + 2 workers, against
+ * 4.7–6.6 and 13–16 ms as one multi-row `VALUES` (bench/README.md), which Citus splits by shard itself.
  */
-export async function writeIndexRows(client: pg.ClientBase, table: string, rows: readonly IndexRowWrite[]): Promise<void> {
+export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngine, table: string, rows: readonly IndexRowWrite[]): Promise<void> {
   if (rows.length === 0) return;
-  const column = <T>(pick: (row: StoredIndexRow) => T) => rows.map(({ row }) => pick(row));
-  const config = {
-    text: `INSERT INTO ${table} (stream_id, session_id, title, parent_session_id, status, archived, version, created_at,
-                                 last_activity_at, message_count, pending_turn, markers)
+  const upsert = `ON CONFLICT (stream_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
+             status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
+             created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
+             message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
+             updated_at = EXCLUDED.updated_at
+           WHERE ${table}.version <= EXCLUDED.version`;
+  const columns = `INSERT INTO ${table} (stream_id, session_id, title, parent_session_id, status, archived, version, created_at,
+                                 last_activity_at, message_count, pending_turn, markers)`;
+  const tuple = ({ sessionId, row: r }: IndexRowWrite) => [
+    toSessionStreamId(sessionId),
+    sessionId,
+    r.title,
+    r.parentSessionId,
+    r.status,
+    r.archived,
+    r.version,
+    r.createdAt,
+    r.lastActivityAt,
+    r.messageCount,
+    r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn),
+    JSON.stringify(r.markers),
+  ];
+  // Across sessions: the caller runs it inside `acrossSessions` (on Citus it writes to many shards).
+  if (engine === 'citus') {
+    for (let from = 0; from < rows.length; from += VALUES_ROWS) {
+      const chunk = rows.slice(from, from + VALUES_ROWS);
+      const values: unknown[] = [];
+      const tuples = chunk.map((row) => {
+        const at = values.length;
+        values.push(...tuple(row));
+        const p = (i: number) => `$${at + i}`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::boolean, ${p(7)}::bigint, ${p(8)}::float8, ${p(9)}::float8, ${p(10)}::int, ${p(11)}::jsonb, ${p(12)}::jsonb)`;
+      });
+      await client.query(`${columns} VALUES ${tuples.join(', ')} ${upsert}`, values);
+    }
+    return;
+  }
+  const tuples = rows.map(tuple);
+  await client.query(
+    `${columns}
            SELECT t.stream_id, t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
                   t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[], $8::float8[],
                          $9::float8[], $10::int[], $11::text[], $12::text[])
                   AS t(stream_id, session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
                        message_count, pending_turn, markers)
-           ON CONFLICT (stream_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
-             status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
-             created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
-             message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
-             updated_at = EXCLUDED.updated_at
-           WHERE ${table}.version <= EXCLUDED.version`,
-    values: [
-      rows.map((r) => toSessionStreamId(r.sessionId)),
-      rows.map((r) => r.sessionId),
-      column((r) => r.title),
-      column((r) => r.parentSessionId),
-      column((r) => r.status),
-      column((r) => r.archived),
-      column((r) => r.version),
-      column((r) => r.createdAt),
-      column((r) => r.lastActivityAt),
-      column((r) => r.messageCount),
-      column((r) => (r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn))),
-      column((r) => JSON.stringify(r.markers)),
-    ],
-  };
-  // Across sessions: the caller runs it inside `acrossSessions` (on Citus it writes to many shards).
-  await client.query(config);
+           ${upsert}`,
+    Array.from({ length: 12 }, (_, i) => tuples.map((t) => t[i])),
+  );
 }
+
+/** Rows per multi-row INSERT on Citus: 12 parameters each, far under the protocol's 65,535. */
+const VALUES_ROWS = 1000;
