@@ -458,9 +458,9 @@ export function citusCapacity(samples: Samples): string {
   const cores = os.availableParallelism();
   const node = cores * 1000; // CPU ms a node of `cores` cores gives per second
   const at = (id: string): number => median(samples.runsOf(id));
-  // Each replica's background passes (its session_index projector's: a fence read that opens a connection to
-  // every node, a page read per node across every shard, every second when idle and after every append
-  // anywhere under load) cost every node: ms/s per replica per node, from the idle rates (2 replicas, 3 nodes).
+  // Each replica's background (every second: its try at the projector's lock and, when it gets it, a pass that
+  // reads every node's fence and a page per origin over every shard; the lag gauge's count over every shard)
+  // costs every node: ms/s per replica per node, from the idle rates (2 replicas, 3 nodes).
   const perReplicaNode = (10 * Math.max(0, at('citusIdle.nodes') - at('citusIdle.nodesAlone'))) / (2 * 3);
   const lines = [
     '## Citus capacity model (not a measurement)',
@@ -475,14 +475,14 @@ export function citusCapacity(samples: Samples): string {
       "CPU ÷ its CPU per event; the figure to expect is the smallest, and that tier saturates first. Each tier's CPU per " +
       'event is taken as measured here (with 2 workers, half the appends entered through the worker that does not hold ' +
       'the session; with N workers (N−1)/N do), except what grows with the replicas:',
-    '- every replica runs the session_index projector (its advisory lock holds on one node only, and each replica is ' +
-      "poked by every append on any node): the replicas' projector time per event (measured for 2) grows with N/2, so " +
-      'the replicas\' capacity levels off at 2 × 1,000 ms ÷ that time however many replicas run;',
-    `- each replica's projector passes reach every node: measured idle, ${formatNumber(perReplicaNode)} ms/s of each ` +
+    '- one replica at a time runs the session_index projector (its advisory lock is on the coordinator): its work per ' +
+      "event is the cluster's, whatever N, and runs on one replica's core, so it is a column of its own — the rate above " +
+      "which the session index falls behind (appends go on being acknowledged); the replicas' capacity counts the rest " +
+      'of their CPU per event, spread over N;',
+    `- each replica's background reaches every node: measured idle, ${formatNumber(perReplicaNode)} ms/s of each ` +
       "node's CPU per replica (the nodes with 2 replicas up less the nodes alone, ÷ 2 replicas ÷ 3 nodes); with N " +
       "replicas every node gives N × that, taken off its CPU beyond the 2 replicas' share the figures carry. That is the " +
-      'idle rate, one pass a second: under load a replica passes after every append anywhere (100 ms debounce), so it is ' +
-      'a lower bound.',
+      'idle rate: under load the projector passes every 500 ms, so it is a lower bound.',
     '',
   ];
   for (const shape of SHAPES) {
@@ -500,12 +500,12 @@ export function citusCapacity(samples: Samples): string {
         `${formatNumber(at(`${id}.eventsPerSecond`))} in the load's window, whose CPU ran on ${formatNumber(at(`${id}.settle`))} s ` +
         "after it (the projectors' last passes), counted here: the window's rate is above what that CPU sustains.",
       '',
-      "| Workers | Replicas' background on each node | Workers' capacity | Coordinator's | Replicas' (one per worker) | Expect | Saturates first |",
-      '|---|---|---|---|---|---|---|',
+      "| Workers | Replicas' background on each node | Workers' capacity | Coordinator's | Replicas' (one per worker) | Expect | Saturates first | Session index projector's ceiling |",
+      '|---|---|---|---|---|---|---|---|',
     );
     for (const n of CAPACITY_WORKERS) {
       const free = node - (n - 2) * perReplicaNode; // CPU ms/s of a node left beyond what the measured figures carry
-      const replicaPerEvent = replica + ((n - 2) / 2) * projector;
+      const replicaPerEvent = replica - projector;
       const tiers = [
         ['workers', Math.max(0, (n * free) / worker)],
         ['coordinator', Math.max(0, free / coordinator)],
@@ -514,7 +514,7 @@ export function citusCapacity(samples: Samples): string {
       const [first, expect] = tiers.reduce((a, b) => (b[1] < a[1] ? b : a));
       lines.push(
         `| ${n} | ${formatNumber((100 * n * perReplicaNode) / node)} % | ${tiers.map(([, v]) => formatNumber(v)).join(' | ')} | ` +
-          `${formatNumber(expect)} events/s | ${first} |`,
+          `${formatNumber(expect)} events/s | ${first} | ${projector > 0 ? `${formatNumber(1000 / projector)} events/s` : 'n/a'} |`,
       );
     }
     lines.push('');

@@ -593,7 +593,7 @@ async function main(): Promise<void> {
   }
   // The Citus section (issue 28, bench/citus.bench.ts): its own coordinator + 2 workers with two replicas, and a
   // baseline Chronicle on this cluster, each pair of its figures measured back to back. Started after the rounds
-  // above: its replicas' background passes reach every node every second (a fifth to a third of a core here),
+  // above: its replicas' background passes reach every node every second (bench/README.md says how much),
   // which must not run beside the one-server figures.
   const citusSkip = citusSkipped();
   if (citusSkip) progress(`Citus section skipped: ${citusSkip}`);
