@@ -1,5 +1,5 @@
-import pg from 'pg';
-import { atNode } from './node-router.js';
+import type pg from 'pg';
+import { poolAtNode } from './node-router.js';
 
 /** What the database is: one PostgreSQL (or the embedded one), or a Citus cluster with Chronicle's tables distributed. */
 export type DatabaseEngine = 'postgres' | 'citus';
@@ -96,9 +96,7 @@ export async function lockConnection(pool: pg.Pool): Promise<pg.PoolClient> {
       `SELECT nodename, nodeport FROM pg_dist_node WHERE groupid = 0 AND noderole = 'primary'`,
     );
     if (rows.length === 0) return pool.connect();
-    coordinator = new pg.Pool({ ...atNode(pool.options, { host: rows[0].nodename, port: rows[0].nodeport }), max: 4, allowExitOnIdle: true });
-    coordinator.on('connect', (client) => client.on('error', () => undefined));
-    coordinator.on('error', () => undefined);
+    coordinator = poolAtNode(pool, { host: rows[0].nodename, port: rows[0].nodeport }, 4);
     coordinators.set(pool, coordinator);
   }
   return coordinator.connect().catch(() => pool.connect());

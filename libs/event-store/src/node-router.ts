@@ -38,10 +38,7 @@ export class NodeRouter {
     }
     const address = this.addresses.get(node);
     if (!address) return null;
-    // Idle connections do not keep the process alive: a store nobody closes (a test's) lets it exit.
-    const pool = new pg.Pool({ ...atNode(this.pool.options, address), max: 2, allowExitOnIdle: true });
-    pool.on('connect', (client) => client.on('error', () => undefined));
-    pool.on('error', () => undefined);
+    const pool = poolAtNode(this.pool, address, 2);
     this.pools.set(node, pool);
     return pool;
   }
@@ -103,4 +100,15 @@ export function atNode(options: pg.PoolConfig, address: NodeAddress): pg.PoolCon
   url.hostname = address.host;
   url.port = String(address.port);
   return { ...rest, connectionString: url.toString() };
+}
+
+/**
+ * A small pool of connections to another node with `pool`'s settings. Idle connections do not keep the process
+ * alive (a store nobody closes, a test's, lets it exit); a broken idle connection is dropped, never thrown.
+ */
+export function poolAtNode(pool: pg.Pool, address: NodeAddress, max: number): pg.Pool {
+  const atAddress = new pg.Pool({ ...atNode(pool.options, address), max, allowExitOnIdle: true });
+  atAddress.on('connect', (client) => client.on('error', () => undefined));
+  atAddress.on('error', () => undefined);
+  return atAddress;
 }
