@@ -14,6 +14,7 @@ import { runAuditBench } from './audit.bench.js';
 import { citusCapacity, citusRows, citusSkipped, startCitusSection, type CitusSection } from './citus.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
+import { runDashboardBench, seedDashboardSession } from './dashboard.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad } from './http-load.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
@@ -372,6 +373,13 @@ function rows(adapterNote: string): ResultRow[] {
       ...none('notModified64'),
     },
     {
+      figure: 'Dashboard: open a 10,000-message session (Chromium)',
+      unit: 'ms',
+      runs: runsOf('dashboard.openMs'),
+      target: { text: '≤ 1,000 ms', pass: (v) => v <= 1000 },
+    },
+    { figure: 'Dashboard: rows in the DOM, 10,000-message session', unit: 'rows', runs: runsOf('dashboard.rows'), target: { text: '< 60', pass: (v) => v < 60 } },
+    {
       figure: 'Service RSS after 1,000 sessions × 200 events',
       unit: 'MB',
       runs: runsOf('memory.rssAfter'),
@@ -590,6 +598,23 @@ async function main(): Promise<void> {
       record('memory.peak', 0, peakMb);
       progress(`  service RSS ${rssMb.toFixed(0)} MB after, peak ${peakMb.toFixed(0)} MB`);
     });
+  }
+  if (chronicle) {
+    const service = chronicle;
+    let seeded = false;
+    for (let round = 0; round < RUNS; round += 1) {
+      await step(`dashboard round ${round + 1}`, async () => {
+        if (!seeded) {
+          progress('dashboard: writing a 10,000-message session');
+          await seedDashboardSession(service.port);
+          seeded = true;
+        }
+        const result = await runDashboardBench(service.port);
+        record('dashboard.openMs', round, result.openMs);
+        record('dashboard.rows', round, result.rows);
+        progress(`  dashboard: 10,000-message session open in ${result.openMs.toFixed(0)} ms (median of 5), ${result.rows} rows in the DOM`);
+      });
+    }
   }
   // The Citus section (issue 28, bench/citus.bench.ts): its own coordinator + 2 workers with two replicas, and a
   // baseline Chronicle on this cluster, each pair of its figures measured back to back. Started after the rounds

@@ -245,7 +245,8 @@ describe('the admin dashboard at /admin', () => {
     await shot('10-read-key-empty-state');
   });
 
-  it('opens a 10,000-message session in under a second, rendering only what is in view', async () => {
+  // How fast it opens is a figure of `npm run bench` (bench/dashboard.bench.ts), not of this test.
+  it('opens a 10,000-message session rendering only the rows in view', async () => {
     await post('/v1/sessions', { sessionId: 'long-1', title: 'Ten thousand messages' });
     for (let chunk = 0; chunk < 10; chunk++) {
       const rows = Array.from({ length: 1000 }, (_, i) => {
@@ -256,11 +257,8 @@ describe('the admin dashboard at /admin', () => {
     }
     await page.goto(`${base}/admin/#/`);
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
-    const started = Date.now();
     await page.goto(`${base}/admin/#/sessions/long-1`);
     await page.getByText('Message 9999:').waitFor();
-    const openedMs = Date.now() - started;
-    expect(openedMs).toBeLessThan(1000);
     expect(await page.locator('.vrow').count()).toBeLessThan(60);
     // The middle of the list: rows not yet measured count at the list's estimate, so where half the height lands
     // depends on which rows were measured by then (on a loaded machine, fewer): rows around 5,000, give or take

@@ -52,13 +52,11 @@ describe('400 sessions written by 16 clients at once', () => {
     );
     expect([...written.values()].every((version) => version === 3)).toBe(true);
 
-    const started = Date.now();
     const listed = await pollUntil('all 400 sessions listed at version 3', listAll, (list) => ids.every((id) => list.get(id) === 3), {
       timeoutMs: 30_000,
       intervalMs: 200,
     });
     expect(listed.size).toBe(SESSIONS);
-    expect(Date.now() - started).toBeLessThan(30_000);
 
     const ports = await nodePortsOf(t.database.url, ids.map((id) => `session-${id}`));
     const perWorker = t.database.workerUrls.map((url) => [...ports.values()].filter((port) => port === portOf(url)).length);

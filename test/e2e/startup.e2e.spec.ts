@@ -19,14 +19,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('a configuration error', () => {
   it('stops the start with exit 2 and one line, no stack, before any database is touched', async () => {
     const dataDir = join(scratch, 'never-created');
-    const started = Date.now();
     const main = startServiceMain({ PORT: 'eighty', CHRONICLE_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     expect(await main.exited).toBe(2);
     expect(main.stderr()).toMatch(/^chronicle failed to start: invalid configuration: PORT: [^\n]+\n$/);
     expect(main.stdout()).toBe('');
     // No embedded cluster, no generated key: the data folder was never made.
     expect(existsSync(dataDir)).toBe(false);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('names a malformed key list the same way', async () => {
