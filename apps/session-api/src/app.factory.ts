@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
+  authorizeRequest,
   createLogger,
   escapeMalformedSegments,
   Metrics,
@@ -21,6 +22,7 @@ import { registerAdminDashboard } from './admin/admin-dashboard.js';
 import { AppModule, type AppRuntime } from './app.module.js';
 import { setupDocs } from './docs/openapi.js';
 import { routeAccessLookup } from './route-access.js';
+import { ENVELOPE_BYTES, IngestSocketAdapter } from './ingest/ingest-socket.adapter.js';
 
 /**
  * Route parameters longer than Fastify's default of 100 characters would be refused by the router (414)
@@ -65,6 +67,14 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
     forceCloseConnections: true,
   });
   app.enableShutdownHooks();
+  // `/v1/ingest`: the key is checked on the upgrade, as the HTTP routes check it in `onRequest`.
+  app.useWebSocketAdapter(
+    new IngestSocketAdapter(
+      app,
+      (request) => authorizeRequest(request.headers.authorization, 'ingest', runtime.keys, limiter),
+      runtime.config.bodyLimitBytes + ENVELOPE_BYTES,
+    ),
+  );
   registerRequestMetrics(fastify, app.get(Metrics));
   // Routes (the docs included) must all be registered before Fastify is ready; after it, none can be.
   setupDocs(app);

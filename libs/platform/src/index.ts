@@ -9,7 +9,7 @@ export * from './auth/api-keys.js';
 export * from './auth/auth.guard.js';
 export * from './errors/problem.js';
 export { problemSchema } from './errors/problem.schema.js';
-export { ProblemDetailsFilter, type ProblemDetailsOptions, zodProblems } from './errors/problem-details.filter.js';
+export { problemOf, ProblemDetailsFilter, type ProblemDetailsOptions, zodProblems } from './errors/problem-details.filter.js';
 export { isClientDisconnect } from './errors/client-disconnect.js';
 export { Metrics } from './metrics/metrics.js';
 export { ZodValidationPipe } from './validation/zod-validation.pipe.js';

@@ -21,6 +21,7 @@ import {
   writeResultAnswer,
 } from './ingestion.schemas.js';
 import { CompressSession } from './compress-session.command.js';
+import { INGEST_OPS } from './ingest-ops.js';
 import { Precondition } from './precondition.decorator.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
 import { requestIdOf } from './request-id.js';
@@ -78,8 +79,7 @@ export class IngestionController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Req() request: FastifyRequest,
   ) {
-    const data = withoutPrecondition(body);
-    return this.run(id, { type: 'RecordMessages', data }, request, { expectedVersion, idempotencyKey });
+    return this.run(id, INGEST_OPS.messages.command(body), request, { expectedVersion, idempotencyKey });
   }
 
   @ApiRoute({
@@ -98,7 +98,7 @@ export class IngestionController {
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, { type: 'SubmitMessage', data: withoutPrecondition(body) }, request, { expectedVersion });
+    return this.run(id, INGEST_OPS.submission.command(body), request, { expectedVersion });
   }
 
   @ApiRoute({
@@ -119,8 +119,7 @@ export class IngestionController {
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    const data = { runId: runId, ...withoutPrecondition(body) };
-    return this.run(id, { type: 'SettleTurn', data }, request, { expectedVersion });
+    return this.run(id, INGEST_OPS.settle.command(body, runId), request, { expectedVersion });
   }
 
   @ApiRoute({
@@ -140,8 +139,7 @@ export class IngestionController {
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    const data = { runId: runId, ...withoutPrecondition(body) };
-    return this.run(id, { type: 'RecordJournalEvents', data }, request, { expectedVersion });
+    return this.run(id, INGEST_OPS.journal.command(body, runId), request, { expectedVersion });
   }
 
   @ApiRoute({
@@ -160,7 +158,7 @@ export class IngestionController {
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, { type: 'ObserveStateRows', data: withoutPrecondition(body) }, request, { expectedVersion });
+    return this.run(id, INGEST_OPS['state-rows'].command(body), request, { expectedVersion });
   }
 
   @ApiRoute({

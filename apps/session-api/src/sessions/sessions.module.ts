@@ -17,6 +17,7 @@ import { IngestionController } from './ingestion.controller.js';
 import { SessionQueriesController } from './session-queries.controller.js';
 import { GetRunJournalHandler, GetSessionMarkersHandler, GetSessionSummaryHandler, ListSessionsHandler } from './session-queries.handlers.js';
 import { SessionsController } from './sessions.controller.js';
+import { IngestGateway } from '../ingest/ingest.gateway.js';
 
 const logger = new Logger('Sessions');
 
@@ -32,6 +33,7 @@ const logger = new Logger('Sessions');
     GetSessionMarkersHandler,
     GetRunJournalHandler,
     LiveHub,
+    IngestGateway,
     {
       provide: SessionWriter,
       useFactory: (store: EventStore, views: SessionViews, hub: LiveHub) =>

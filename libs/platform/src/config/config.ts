@@ -30,6 +30,7 @@ const envSchema = z.object({
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
+  CHRONICLE_INGEST_MAX_UNANSWERED: z.coerce.number().int().positive().max(10_000).default(128),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_CORS_ORIGINS: z.string().optional(),
@@ -59,6 +60,8 @@ export interface ChronicleConfig {
   readonly appendInFlight: number;
   readonly projectorIntervalMs: number;
   readonly liveHeartbeatMs: number;
+  /** Messages of one WebSocket ingest connection read and not yet answered; past it the server stops reading. */
+  readonly ingestMaxUnanswered: number;
   /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
   /** Estimated bytes of fold states, views and transcripts kept in process (SessionViews). */
   readonly viewCacheBytes: number;
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
+    ingestMaxUnanswered: e.CHRONICLE_INGEST_MAX_UNANSWERED,
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
     viewCacheBytes: e.CHRONICLE_VIEW_CACHE_BYTES,
     corsOrigins,

@@ -25,7 +25,7 @@ export interface ProblemDetailsOptions extends FastifyErrorOptions {
   readonly allowedMethods?: (path: string) => readonly string[];
 }
 
-function toProblem(error: unknown, request: FastifyRequest, options: ProblemDetailsOptions): ProblemDetails {
+function toProblem(error: unknown, ifMatch: boolean, options: ProblemDetailsOptions): ProblemDetails {
   if (error instanceof ProblemError) return problem(error.status, error.code, error.message, error.errors);
   if (error instanceof ZodError) {
     return problem(400, 'VALIDATION_FAILED', 'The request has invalid fields.', zodProblems(error));
@@ -43,7 +43,7 @@ function toProblem(error: unknown, request: FastifyRequest, options: ProblemDeta
   }
   if (isErrorCode(coded?.code)) {
     let status = STATUS_BY_CODE[coded.code];
-    if (coded.code === 'STREAM_VERSION_CONFLICT' && request.headers['if-match']) status = 412;
+    if (coded.code === 'STREAM_VERSION_CONFLICT' && ifMatch) status = 412;
     const errors = Array.isArray(coded.errors) ? coded.errors : undefined;
     // One code for every malformed request, whether the edge schema or a domain rule caught it.
     const code = status === 412 ? 'PRECONDITION_FAILED' : coded.code === 'VALIDATION' ? 'VALIDATION_FAILED' : coded.code;
@@ -72,6 +72,16 @@ const databaseUnavailable = () =>
     undefined,
     { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
   );
+
+/**
+ * The problem details an error answers, wherever the request came from (an HTTP route, a WebSocket message):
+ * `ifMatch` says the precondition came as an `If-Match` header (a conflict is then a 412). A database that
+ * cannot be reached is a 503 with `Retry-After`.
+ */
+export function problemOf(error: unknown, options: ProblemDetailsOptions, ifMatch = false): { body: ProblemDetails; unavailable: boolean } {
+  const unavailable = !(error instanceof ProblemError) && isDatabaseUnavailable(error);
+  return { body: toProblem(unavailable ? databaseUnavailable() : error, ifMatch, options), unavailable };
+}
 
 /** Every error leaves as application/problem+json. A client that went away is not a server error. */
 @Catch()
@@ -102,7 +112,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const answered = unavailable ? databaseUnavailable() : error;
     const body = allow
       ? problem(405, 'METHOD_NOT_ALLOWED', `${request.method} is not a method of this path; it has ${allow}.`)
-      : toProblem(answered, request, this.options);
+      : toProblem(answered, Boolean(request.headers['if-match']), this.options);
     const route = `${request.method} ${request.routeOptions?.url ?? request.url}`;
     if (unavailable) {
       // Logged once per outage by whoever the callback reports to; the request log has this request's line.

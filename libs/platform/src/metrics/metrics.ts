@@ -106,6 +106,18 @@ export class Metrics {
     },
   });
 
+  readonly ingestConnections = new Gauge({
+    name: 'chronicle_ingest_connections',
+    help: 'Open WebSocket ingest connections (/v1/ingest)',
+    registers: [this.registry],
+  });
+  readonly ingestMessages = new Counter({
+    name: 'chronicle_ingest_messages_total',
+    help: 'WebSocket ingest messages answered, by the status of their reply',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   watchPool(pool: PoolLike): void {
     this.sources.pool = pool;
   }

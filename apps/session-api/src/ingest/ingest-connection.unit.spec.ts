@@ -1,0 +1,126 @@
+import { EventEmitter } from 'node:events';
+import type { WebSocket } from 'ws';
+import { problem, type ProblemDetails, ProblemError } from '#platform';
+import { CLOSE, IngestConnection } from './ingest-connection.js';
+import type { IngestMessage } from './ingest-frames.js';
+
+/** The part of a `ws` socket the connection uses: frames in, replies out, pause and resume. */
+class SocketDouble extends EventEmitter {
+  readonly OPEN = 1;
+  readyState = 1;
+  isPaused = false;
+  readonly sent: Array<{ id: unknown; status: number; body: unknown }> = [];
+  closedWith: number | undefined;
+  pause() {
+    this.isPaused = true;
+  }
+  resume() {
+    this.isPaused = false;
+  }
+  send(text: string) {
+    this.sent.push(JSON.parse(text));
+  }
+  close(code: number) {
+    this.closedWith = code;
+    this.readyState = 3;
+  }
+  frame(message: object) {
+    this.emit('message', Buffer.from(JSON.stringify(message)), false);
+  }
+}
+
+const token = (id: number, sessionId: string, seq = id) => ({
+  id,
+  op: 'journal',
+  sessionId,
+  runId: 'run',
+  body: { events: [{ seq, event: 'token', payload: { text: 'x' }, createdAt: 1 }] },
+});
+
+/** Commands that wait until the test lets them finish, in any order. */
+function heldCommands() {
+  const held: Array<{ message: IngestMessage; finish: (error?: Error) => void }> = [];
+  const execute = (message: IngestMessage) =>
+    new Promise<unknown>((resolve, reject) => {
+      held.push({ message, finish: (error) => (error ? reject(error) : resolve({ version: message.id })) });
+    });
+  return { held, execute };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+const problemOf = (error: unknown): ProblemDetails =>
+  error instanceof ProblemError ? problem(error.status, error.code, error.message, error.errors) : problem(500, 'INTERNAL', 'boom');
+
+describe('IngestConnection', () => {
+  it('stops reading at the unanswered limit and reads again once a reply went out', async () => {
+    const socket = new SocketDouble();
+    const { held, execute } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 3, execute, problemOf });
+    socket.frame(token(1, 'a'));
+    socket.frame(token(2, 'b'));
+    expect(socket.isPaused).toBe(false);
+    socket.frame(token(3, 'c'));
+    expect(socket.isPaused).toBe(true);
+    await flush();
+    held[1]!.finish();
+    await flush();
+    expect(socket.sent).toEqual([{ id: 2, status: 200, body: { version: 2 } }]);
+    expect(socket.isPaused).toBe(false);
+  });
+
+  it("runs one session's messages one after another, other sessions' beside them", async () => {
+    const socket = new SocketDouble();
+    const { held, execute } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, problemOf });
+    socket.frame(token(1, 'a', 1));
+    socket.frame(token(2, 'a', 2));
+    socket.frame(token(3, 'b', 1));
+    await flush();
+    // Session a's second message waits for its first; session b's runs at once.
+    expect(held.map((h) => h.message.id)).toEqual([1, 3]);
+    held[0]!.finish(new ProblemError(409, 'STREAM_VERSION_CONFLICT', 'moved on'));
+    await flush();
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1, 3, 2]);
+    held[2]!.finish();
+    held[1]!.finish();
+    await flush();
+    expect(socket.sent.map((r) => [r.id, r.status])).toEqual([
+      [1, 409],
+      [2, 200],
+      [3, 200],
+    ]);
+  });
+
+  it('answers a refused message at once, without counting it or running anything', async () => {
+    const socket = new SocketDouble();
+    const { held, execute } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 1, execute, problemOf });
+    socket.frame({ id: 9, op: 'journal', sessionId: 'a', body: {} });
+    socket.emit('message', Buffer.from('nope'), false);
+    await flush();
+    expect(held).toEqual([]);
+    expect(socket.isPaused).toBe(false);
+    expect(socket.sent.map((r) => [r.id, r.status])).toEqual([
+      [9, 400],
+      [null, 400],
+    ]);
+  });
+
+  it('on shutdown stops reading, answers what it read, then closes with 1001', async () => {
+    const socket = new SocketDouble();
+    const { held, execute } = heldCommands();
+    const connection = new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 10, execute, problemOf });
+    socket.frame(token(1, 'a'));
+    const closing = connection.shutDown();
+    expect(socket.isPaused).toBe(true);
+    socket.frame(token(2, 'b'));
+    await flush();
+    expect(socket.closedWith).toBeUndefined();
+    held[0]!.finish();
+    await closing;
+    expect(socket.sent.map((r) => r.id)).toEqual([1]);
+    expect(held).toHaveLength(1);
+    expect(socket.closedWith).toBe(CLOSE.goingAway);
+  });
+});

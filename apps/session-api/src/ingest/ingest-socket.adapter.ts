@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import type { INestApplicationContext } from '@nestjs/common';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { type ProblemDetails, ProblemError, problem } from '#platform';
+
+/** Bytes a message's envelope (`id`, `op`, the ids) may add to the largest body the HTTP route takes. */
+export const ENVELOPE_BYTES = 4096;
+
+type VerifyCallback = (result: boolean, code?: number, message?: string, headers?: Record<string, string>) => void;
+
+/**
+ * The `ws` adapter of `@nestjs/platform-ws`, with what every Chronicle socket needs before its upgrade
+ * completes: the key checked (`authorize` throws the HTTP answer, a `ProblemError`: 401, 403 or 429, sent as
+ * problem details and no socket opened) and the largest message it reads (`ws` closes with 1009 past it).
+ */
+export class IngestSocketAdapter extends WsAdapter {
+  constructor(
+    app: INestApplicationContext,
+    private readonly authorize: (request: IncomingMessage) => void,
+    private readonly maxPayload: number,
+  ) {
+    super(app);
+  }
+
+  override create(port: number, options: Record<string, unknown> = {}): ReturnType<WsAdapter['create']> {
+
+    return super.create(port, {
+      ...options,
+      maxPayload: this.maxPayload,
+      verifyClient: (info: { req: IncomingMessage }, done: VerifyCallback) => {
+        try {
+          this.authorize(info.req);
+          done(true);
+        } catch (error) {
+          const body: ProblemDetails =
+            error instanceof ProblemError
+              ? problem(error.status, error.code, error.message, error.errors)
+              : problem(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.');
+          const headers = error instanceof ProblemError && error.headers ? { ...error.headers } : {};
+          done(false, body.status, JSON.stringify(body), { ...headers, 'Content-Type': 'application/problem+json' });
+        }
+      },
+    } as Parameters<WsAdapter['create']>[1]);
+  }
+}
