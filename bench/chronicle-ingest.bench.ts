@@ -12,7 +12,7 @@ import { httpCall, startServiceProcess, waitForHttp, type ServiceProcess } from 
  * `POST /v1/sessions/{id}/runs/{runId}/journal` with `events` of `eventsPerRequest` token events, seq + 1 each.
  */
 export const API_KEY = 'bench-admin-key';
-const AUTH = { Authorization: `Bearer ${API_KEY}` };
+export const AUTH = { Authorization: `Bearer ${API_KEY}` };
 
 export interface Chronicle {
   readonly port: number;
@@ -89,6 +89,17 @@ export function journalRequest(client: JournalClient, eventsPerRequest: number, 
     },
     port,
   );
+}
+
+/** The same events as `journalRequest`, as a `/v1/ingest` message (its `id` is the load client's). */
+export function journalMessage(client: JournalClient, eventsPerRequest: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const createdAt = Date.now() / 1000;
+  const events = [];
+  for (let i = 0; i < eventsPerRequest; i += 1) {
+    client.seq += 1;
+    events.push({ seq: client.seq, event: 'token', payload: { text: 'tok ' }, createdAt, ...extra });
+  }
+  return { op: 'journal', sessionId: client.sessionId, runId: client.runId, body: { events } };
 }
 
 /** One series of the service's /metrics (0 when it has none yet). */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { runAppendBench } from './append.bench.js';
 import { freePort } from '../libs/platform/src/net/free-port.js';
 import { startBenchCluster, type BenchCluster } from './bench-postgres.js';
-import { busyMs, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { AUTH, busyMs, journalMessage, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
@@ -17,6 +17,7 @@ import { runViewBench } from './view.bench.js';
 import { runDashboardBench, seedDashboardSession } from './dashboard.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad } from './http-load.js';
+import { runSocketLoad } from './socket-load.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
@@ -91,6 +92,8 @@ interface HttpPhase {
   /** Another request than the journal POST (then one "event" per answer), and the statuses it expects. */
   readonly request?: (client: number) => Buffer;
   readonly expectStatus?: (status: number) => boolean;
+  /** Over `/v1/ingest` instead of HTTP: the journal events as messages, `inFlight` unanswered per connection. */
+  readonly socket?: { readonly inFlight: number; readonly extra?: Record<string, unknown> };
 }
 
 /** `chronicle_audit_busy_seconds_total`, in ms (the continuous auditor's time in its passes). */
@@ -103,15 +106,28 @@ async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
     service: phase.cpuOf ? processCpuMs(phase.cpuOf.pid) : Number.NaN,
     pg: clusterCpuMs(cluster!.postmasterPid()),
   });
-  const result = await runHttpLoad({
-    port: phase.port,
-    connections: phase.connections,
-    durationMs: DURATION_MS,
-    warmupMs: WARMUP_MS,
-    request: phase.request ?? ((client) => journalRequest(phase.clients[client]!, phase.eventsPerRequest, phase.port)),
-    ...(phase.expectStatus ? { expectStatus: phase.expectStatus } : {}),
-    ...(phase.cpuOf ? { onWindowStart: () => (before = read()) } : {}),
-  });
+  const onWindowStart = phase.cpuOf ? { onWindowStart: () => (before = read()) } : {};
+  const socket = phase.socket;
+  const result = socket
+    ? await runSocketLoad({
+        port: phase.port,
+        headers: AUTH,
+        connections: phase.connections,
+        durationMs: DURATION_MS,
+        warmupMs: WARMUP_MS,
+        inFlight: socket.inFlight,
+        message: (client) => journalMessage(phase.clients[client]!, phase.eventsPerRequest, socket.extra),
+        ...onWindowStart,
+      })
+    : await runHttpLoad({
+        port: phase.port,
+        connections: phase.connections,
+        durationMs: DURATION_MS,
+        warmupMs: WARMUP_MS,
+        request: phase.request ?? ((client) => journalRequest(phase.clients[client]!, phase.eventsPerRequest, phase.port)),
+        ...(phase.expectStatus ? { expectStatus: phase.expectStatus } : {}),
+        ...onWindowStart,
+      });
   check(phase.id, result);
   const events = result.ok * phase.eventsPerRequest;
   record(`${phase.id}.eventsPerSecond`, round, events / (result.windowMs / 1000));
@@ -261,6 +277,46 @@ function rows(adapterNote: string): ResultRow[] {
       unit: 'events/s',
       runs: runsOf('chronicle100x4.eventsPerSecond'),
       target: { text: '≥ 38,000 events/s', pass: atLeast(38_000) },
+    },
+    {
+      figure: 'WebSocket 1-event messages, 4 connections',
+      unit: 'events/s',
+      runs: runsOf('socket1x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket1x4.eventsPerSecond', 'raw1x4.rowsPerSecond'), of: 'raw 1-row @4' },
+      target: { text: '≥ 0.6× raw @4', pass: ratioAtLeast(0.6) },
+      ...none('socket1x4'),
+    },
+    {
+      figure: 'WebSocket 1-event messages, 16 connections',
+      unit: 'events/s',
+      runs: runsOf('socket1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      target: { text: '≥ 1.0× raw @16', pass: ratioAtLeast(1.0) },
+      ...none('socket1x16'),
+    },
+    {
+      figure: 'WebSocket 1-event messages, 16 connections',
+      unit: 'events/s',
+      runs: runsOf('socket1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket1x16.eventsPerSecond', 'chronicle1x16.eventsPerSecond'), of: 'HTTP 1-event POSTs @16' },
+    },
+    { figure: 'WebSocket 1-event messages, 16 connections, p99', unit: 'ms', runs: runsOf('socket1x16.p99'), target: { text: '≤ 10 ms', pass: (v) => v <= 10 } },
+    { figure: 'WebSocket @16, service CPU', unit: 'ms/event', runs: runsOf('socket1x16.serviceCpu') },
+    { figure: 'WebSocket @16, CPU total (service + PG)', unit: 'ms/event', runs: runsOf('socket1x16.totalCpu') },
+    {
+      figure: 'WebSocket 100-event messages, 4 connections',
+      unit: 'events/s',
+      runs: runsOf('socket100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket100x4.eventsPerSecond', 'raw100x4.rowsPerSecond'), of: 'raw 100-row txn @4' },
+      target: { text: '≥ 0.6× raw 100-row', pass: ratioAtLeast(0.6) },
+      ...none('socket100x4'),
+    },
+    {
+      figure: 'WebSocket 1-event messages, 16 connections, 8 unanswered each',
+      unit: 'events/s',
+      runs: runsOf('socketPipelined1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socketPipelined1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      ...none('socketPipelined1x16'),
     },
     { figure: 'Raw INSERT 1 row @16, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw1x16.pgCpu') },
     {
@@ -528,6 +584,19 @@ async function main(): Promise<void> {
       await step(`${id} round ${round + 1}`, async () => {
         const clients = await prepareJournalClients(service.port, `r${round}-${id}`, connections);
         await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, ...(cpu ? { cpuOf: service.service, projectorOf: service.port } : {}) });
+      });
+    }
+    // The same journal appends over /v1/ingest (issue 29): one message unanswered per connection, as the HTTP
+    // client has one request per connection; and a worker that does not wait for each token's reply (8).
+    for (const [id, connections, eventsPerRequest, inFlight, cpu] of [
+      ['socket1x4', 4, 1, 1, false],
+      ['socket1x16', 16, 1, 1, true],
+      ['socket100x4', 4, 100, 1, false],
+      ['socketPipelined1x16', 16, 1, 8, false],
+    ] as const) {
+      await step(`${id} round ${round + 1}`, async () => {
+        const clients = await prepareJournalClients(service.port, `r${round}-${id}`, connections);
+        await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, socket: { inFlight }, ...(cpu ? { cpuOf: service.service } : {}) });
       });
     }
     if (audited && unaudited) {

@@ -230,3 +230,49 @@ describe('shutdown', () => {
     }
   });
 });
+
+describe('durability tiers', () => {
+  const relaxedToken = (seq: number) => ({ seq, event: 'token', payload: { text: ` r${seq}` }, createdAt: 1_800_000_000 + seq, durability: 'relaxed' });
+
+  it('answers durable: false for relaxed tokens, over HTTP and over the socket', async () => {
+    await startTurn('ws-relaxed');
+    const http = await request(t.server)
+      .post('/v1/sessions/ws-relaxed/runs/run-1/journal')
+      .set(bearer(KEYS.ingest))
+      .send({ events: [relaxedToken(1), relaxedToken(2)] });
+    expect(http.body).toEqual({ sessionId: 'ws-relaxed', version: 4, appended: 2, duplicate: false, durable: false });
+    const socket = await connect().open();
+    socket.send({ id: 'r', op: 'journal', sessionId: 'ws-relaxed', runId: 'run-1', body: { events: [relaxedToken(3)] } });
+    const [reply] = await socket.waitForReplies(1);
+    expect(reply).toEqual({ id: 'r', status: 200, body: { sessionId: 'ws-relaxed', version: 5, appended: 1, duplicate: false, durable: false } });
+    // The field is transport, not data: the stored event is the one a durable send stores.
+    expect(await journalSeqs('ws-relaxed')).toEqual([1, 2, 3]);
+    const stored = await t.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE stream_id = 'session-ws-relaxed' AND version = 3`);
+    expect(stored[0]!.data).toEqual({ runId: 'run-1', seq: 1, event: 'token', payload: { text: ' r1' }, createdAt: 1_800_000_001 });
+  });
+
+  it('commits a request durably when any of its events is durable (no durable field in the answer)', async () => {
+    await startTurn('ws-mixed');
+    const res = await request(t.server)
+      .post('/v1/sessions/ws-mixed/runs/run-1/journal')
+      .set(bearer(KEYS.ingest))
+      .send({ events: [relaxedToken(1), { seq: 2, event: 'token', payload: { text: 'x' }, createdAt: 1_800_000_002 }] });
+    expect(res.body).toEqual({ sessionId: 'ws-mixed', version: 4, appended: 2, duplicate: false });
+  });
+
+  it('refuses a relaxed terminal event, naming the field, and stores nothing', async () => {
+    await startTurn('ws-relaxed-done');
+    const before = await t.storedEvents();
+    const res = await request(t.server)
+      .post('/v1/sessions/ws-relaxed-done/runs/run-1/journal')
+      .set(bearer(KEYS.ingest))
+      .send({ events: [relaxedToken(1), { seq: 2, event: 'done', payload: {}, createdAt: 1_800_000_002, durability: 'relaxed' }] });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: 'events.1.durability', message: 'only token and interim_assistant events may be relaxed' }]);
+    const socket = await connect().open();
+    socket.send({ id: 'd', op: 'journal', sessionId: 'ws-relaxed-done', runId: 'run-1', body: { events: [{ seq: 2, event: 'done', payload: {}, createdAt: 1, durability: 'relaxed' }] } });
+    const [reply] = await socket.waitForReplies(1);
+    expect(reply).toMatchObject({ id: 'd', status: 400, body: { errors: [{ path: 'body.events.0.durability' }] } });
+    expect(await t.storedEvents()).toBe(before);
+  });
+});

@@ -17,6 +17,8 @@ export interface PendingAppend {
   readonly canon: readonly string[];
   readonly meta: readonly string[];
   readonly context: unknown;
+  /** Asked to be committed relaxed (`AppendOptions.durability`). */
+  readonly relaxed: boolean;
 }
 
 /** One outcome row of chronicle_append_batch. */
@@ -33,13 +35,14 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function toOutcome(item: PendingAppend, row: ItemRow): BatchOutcome<AppendResult>[number] {
+/** An item's outcome from its row; `durable` says how its transaction committed. */
+export function toOutcome(item: PendingAppend, row: ItemRow, durable = true): BatchOutcome<AppendResult>[number] {
   const expected = item.expected ?? 'any';
   if (row.outcome === 'conflict') return { ok: false, error: new ConcurrencyError(item.streamId, expected, Number(row.version)) };
   if (row.outcome === 'duplicate') return { ok: false, error: new IdempotencyKeyTaken(item.streamId, Number(row.version)) };
   return {
     ok: true,
-    value: { streamId: item.streamId, version: Number(row.version), globalPositions: row.positions ?? [], lastHash: row.last_hash ?? '' },
+    value: { streamId: item.streamId, version: Number(row.version), globalPositions: row.positions ?? [], lastHash: row.last_hash ?? '', durable },
   };
 }
 

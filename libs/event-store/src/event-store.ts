@@ -53,7 +53,17 @@ export interface AppendOptions {
    * state it evolved, so a projection builds its row without folding again). The store never looks inside.
    */
   readonly context?: unknown;
+  /**
+   * `relaxed`: the append may be acknowledged before its commit is flushed to disk (PostgreSQL's
+   * `synchronous_commit = off` for a transaction whose appends are all relaxed). A crash of PostgreSQL itself can
+   * lose the last relaxed commits (up to about three `wal_writer_delay`s); a later flushed commit flushes every
+   * earlier one with it (the WAL is written in order). Default `durable`. A store that cannot relax commits
+   * them durably and answers `durable: true`.
+   */
+  readonly durability?: Durability;
 }
+
+export type Durability = 'durable' | 'relaxed';
 
 /** One append as an inline projection sees it, inside the transaction that writes it. */
 export interface AppendedStream {
@@ -130,6 +140,8 @@ export interface AppendResult {
   readonly version: number;
   readonly globalPositions: readonly string[];
   readonly lastHash: string;
+  /** False when the append was committed relaxed (acknowledged before its commit was flushed). */
+  readonly durable: boolean;
 }
 
 /** A page of the log: every origin's next events, each origin's in its own order, the origins' taken in turn. */

@@ -110,7 +110,8 @@ export class InMemoryEventStore implements EventStore {
     stream.events.push(...written);
     this.committed.push(...written);
     this.open.delete(transactionId);
-    return { streamId, version, globalPositions: written.map((e) => e.globalPosition), lastHash: hash };
+    // As one PostgreSQL would: a relaxed append is acknowledged as not yet flushed.
+    return { streamId, version, globalPositions: written.map((e) => e.globalPosition), lastHash: hash, durable: options.durability !== 'relaxed' };
   }
 
   async readStream(streamId: string, range: { from?: number; to?: number } = {}): Promise<StoredEvent[]> {

@@ -68,6 +68,9 @@ const ROUTED_APPEND = {
            FROM chronicle_append_routed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) r`,
 };
 
+/** The first statement of a relaxed batch's transaction: its commit is acknowledged before it is flushed. */
+const RELAXED_COMMIT = { text: 'SET LOCAL synchronous_commit TO off' };
+
 /** A named statement: prepared once per connection under a name that changes with its text. */
 function namedStatement(prefix: string, text: string): { name: string; text: string } {
   return { name: `${prefix}_${sha256Hex(text).slice(0, 12)}`, text };
@@ -93,6 +96,8 @@ export interface PostgresEventStoreOptions {
 
 export class PostgresEventStore implements EventStore {
   private readonly queue: GroupCommitQueue<PendingAppend, AppendResult>;
+  /** Relaxed appends commit apart, so that a relaxed transaction holds relaxed appends only (null on Citus). */
+  private readonly relaxedQueue: GroupCommitQueue<PendingAppend, AppendResult> | null;
   private readonly heads: HeadReader;
   /** Projections fused into the append statement (those with a `fused` form). */
   private readonly fused: readonly FusedProjection[];
@@ -138,10 +143,14 @@ export class PostgresEventStore implements EventStore {
     this.appendAtHeads = namedStatement('chronicle_append_at_heads', composeAppend('known-heads', fused));
     this.appendFunction = namedStatement('chronicle_append_fn', composeAppend('function', fused));
     this.queue = new GroupCommitQueue(
-      (batch) => this.commitBatch(batch),
+      (batch) => this.commitBatch(batch, false),
       { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
       options.onBatch,
     );
+    // On Citus the routed call commits on its node in a transaction of its own: every append there is durable.
+    this.relaxedQueue = citus
+      ? null
+      : new GroupCommitQueue((batch) => this.commitBatch(batch, true), { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit }, options.onBatch);
   }
 
   append(streamId: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -160,9 +169,10 @@ export class PostgresEventStore implements EventStore {
         canon,
         meta,
         context: options.context,
+        relaxed: options.durability === 'relaxed',
       };
       const bytes = canon.reduce((sum, text) => sum + text.length, 0);
-      return this.queue.submit(pending, bytes);
+      return (pending.relaxed && this.relaxedQueue ? this.relaxedQueue : this.queue).submit(pending, bytes);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -174,9 +184,9 @@ export class PostgresEventStore implements EventStore {
    * commit (bad data the checks missed, a failing inline projection) retries each item alone, so it fails
    * only its own append; a lost connection fails every item of the batch (none was acknowledged).
    */
-  private async commitBatch(batch: readonly PendingAppend[]): Promise<BatchOutcome<AppendResult>> {
+  private async commitBatch(batch: readonly PendingAppend[], relaxed: boolean): Promise<BatchOutcome<AppendResult>> {
     if (this.router) return this.commitByNode(batch, this.router);
-    return this.commitGroup(batch, (items) => this.transact(items));
+    return this.commitGroup(batch, (items) => this.transact(items, relaxed), !relaxed);
   }
 
   /**
@@ -219,6 +229,7 @@ export class PostgresEventStore implements EventStore {
   private async commitGroup(
     batch: readonly PendingAppend[],
     transact: (items: readonly PendingAppend[]) => Promise<ItemRow[]>,
+    durable = true,
   ): Promise<BatchOutcome<AppendResult>> {
     const order = batch.map((_, index) => index).sort((a, b) => compareText(batch[a].streamId, batch[b].streamId) || a - b);
     const sorted = order.map((index) => batch[index]);
@@ -235,7 +246,7 @@ export class PostgresEventStore implements EventStore {
         try {
           const [row] = await transact([item]);
           this.learn(item, row);
-          outcomes.push(toOutcome(item, row));
+          outcomes.push(toOutcome(item, row, durable));
         } catch (itemError) {
           this.known?.forget(item.streamId);
           outcomes.push({ ok: false, error: translate(itemError, item) });
@@ -246,7 +257,7 @@ export class PostgresEventStore implements EventStore {
     const outcomes: BatchOutcome<AppendResult> = new Array(batch.length);
     rows.forEach((row, position) => {
       this.learn(sorted[position], row);
-      outcomes[order[position]] = toOutcome(sorted[position], row);
+      outcomes[order[position]] = toOutcome(sorted[position], row, durable);
     });
     return outcomes;
   }
@@ -264,7 +275,7 @@ export class PostgresEventStore implements EventStore {
    * one round trip, no BEGIN or COMMIT. A hook projection needs the transaction open: BEGIN goes with the
    * statement, the hooks run on the same client, then COMMIT.
    */
-  private async transact(items: readonly PendingAppend[]): Promise<ItemRow[]> {
+  private async transact(items: readonly PendingAppend[], relaxed = false): Promise<ItemRow[]> {
     const known = this.known;
     const head = (streamId: string) => known?.get(streamId);
     const atHeads = known !== null && atKnownHeads(items, head);
@@ -286,12 +297,18 @@ export class PostgresEventStore implements EventStore {
     }
     const append = { ...statement, values };
     this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
-    if (this.hooks.length === 0) return this.commitAlone(append);
+    if (this.hooks.length === 0 && !relaxed) return this.commitAlone(append);
     const client = await this.pool.connect();
     const tx = new PipelinedTransaction(client);
+    // Without hooks (a relaxed batch) the COMMIT goes in the same write as the statement: one round trip.
+    let committed: Promise<void> | null = null;
     try {
-      const [, appendResult] = await tx.send([{ text: 'BEGIN' }, append]);
-      const rows = appendResult.rows as ItemRow[];
+      const sent = tx.send(relaxed ? [{ text: 'BEGIN' }, RELAXED_COMMIT, append] : [{ text: 'BEGIN' }, append]);
+      if (this.hooks.length === 0) {
+        committed = tx.commit();
+        committed.catch(() => undefined);
+      }
+      const rows = (await sent).at(-1)!.rows as ItemRow[];
       const appended: AppendedStream[] = [];
       for (const row of rows) {
         if (row.outcome !== 'ok') continue;
@@ -303,10 +320,12 @@ export class PostgresEventStore implements EventStore {
           throw new InlineProjectionError(projection.name, error);
         });
       }
-      await tx.commit();
+      await (committed ?? tx.commit());
       client.release();
       return rows;
     } catch (error) {
+      // A statement that failed before the queued COMMIT: PostgreSQL answers that COMMIT with ROLLBACK (known).
+      await committed?.catch(() => undefined);
       if (!tx.committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);

@@ -1,5 +1,5 @@
 import { DomainError, evolveAll, fromSessionStreamId, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
-import { type AppendResult, ConcurrencyError, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
+import { type AppendResult, ConcurrencyError, type Durability, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
 import { type LoadedState, type SessionAppendContext, SessionViews, toDomainEvent } from '#read-models';
 
 /** A lost race is re-decided on the new state this many times before the write gives up with the conflict. */
@@ -19,6 +19,8 @@ export interface WriteOptions {
   /** Start of a stream (SessionStarted) rather than a write to an existing session. */
   readonly creates?: boolean;
   readonly requestId?: string;
+  /** `relaxed`: the append may be acknowledged before its commit is flushed (`AppendOptions.durability`). */
+  readonly durability?: Durability;
 }
 
 /** The answer of every write of the contract. */
@@ -27,6 +29,8 @@ export interface WriteResult {
   readonly version: number;
   readonly appended: number;
   readonly duplicate: boolean;
+  /** Present (false) when the append was committed relaxed: acknowledged before its commit was flushed. */
+  readonly durable?: false;
 }
 
 export interface SessionWriterOptions {
@@ -85,8 +89,8 @@ export class SessionWriter {
         continue;
       }
       try {
-        const version = await this.append(sessionId, loaded, decision, keys, options.requestId);
-        return { sessionId, version, appended: decision.events.length, duplicate: false };
+        const { version, durable } = await this.append(sessionId, loaded, decision, keys, options);
+        return { sessionId, version, appended: decision.events.length, duplicate: false, ...(durable ? {} : { durable: false as const }) };
       } catch (error) {
         if (error instanceof IdempotencyKeyTaken && attempt < MAX_ATTEMPTS) {
           fresh = true;
@@ -126,8 +130,8 @@ export class SessionWriter {
     loaded: LoadedState,
     decision: WriteDecision,
     keys: readonly string[],
-    requestId: string | undefined,
-  ): Promise<number> {
+    { requestId, durability }: WriteOptions,
+  ): Promise<{ version: number; durable: boolean }> {
     // One fold for the whole decision: it owns its intermediate states, so a journal chunk is copied once, not per event.
     const state: SessionState = evolveAll(loaded.state, decision.events);
     const context: SessionAppendContext = { state };
@@ -135,10 +139,10 @@ export class SessionWriter {
     const result = await this.store.append(
       toSessionStreamId(sessionId),
       decision.events.map((event) => ({ type: event.type, data: event.data, metadata })),
-      { expectedVersion: loaded.version, idempotencyKeys: keys, context },
+      { expectedVersion: loaded.version, idempotencyKeys: keys, context, durability },
     );
     this.views.remember(sessionId, result.version, state);
     this.options.onCommitted?.(sessionId, result.version);
-    return result.version;
+    return { version: result.version, durable: result.durable };
   }
 }

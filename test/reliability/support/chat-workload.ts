@@ -7,6 +7,8 @@ export interface WorkloadSize {
   readonly runsPerClient: number;
   readonly eventsPerRun: number;
   readonly batch: number;
+  /** Every other journal batch sent `durability: "relaxed"` (tokens acknowledged before their commit is flushed). */
+  readonly relaxedTokens?: boolean;
 }
 
 /** What one client was told was stored: its session, the runs submitted and settled, the journal seqs. */
@@ -33,8 +35,9 @@ export async function runChat(base: () => string, sessionId: string, size: Workl
     const seqs: number[] = [];
     for (let first = 1; first <= size.eventsPerRun; first += size.batch) {
       const events = [];
+      const relaxed = size.relaxedTokens === true && ((first - 1) / size.batch) % 2 === 0;
       for (let seq = first; seq < first + size.batch && seq <= size.eventsPerRun; seq += 1) {
-        events.push({ seq, event: 'token', payload: { text: `t${seq} ` }, createdAt: at + seq / 1000 });
+        events.push({ seq, event: 'token', payload: { text: `t${seq} ` }, createdAt: at + seq / 1000, ...(relaxed ? { durability: 'relaxed' } : {}) });
       }
       await sendUntilAcknowledged(base, `/v1/sessions/${sessionId}/runs/${runId}/journal`, { events }, tally);
       seqs.push(...events.map((e) => e.seq));

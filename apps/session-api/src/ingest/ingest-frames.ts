@@ -30,6 +30,7 @@ export interface IngestMessage {
   readonly sessionId: string;
   readonly command: SessionCommand;
   readonly expectedVersion: number | undefined;
+  readonly durability: 'durable' | 'relaxed' | undefined;
 }
 
 /** The reply to every message, sent once: the HTTP route's status and answer, or its problem details. */
@@ -78,5 +79,6 @@ export function validateFrame(parsed: unknown): IngestMessage {
     throw invalid('The message body has invalid fields.', errors);
   }
   const data = parsedBody.data as { expectedVersion?: number };
-  return { id, op, sessionId, command: ingestCommand(op, data, runId), expectedVersion: data.expectedVersion };
+  const { command, durability } = ingestCommand(op, data, runId);
+  return { id, op, sessionId, command, durability, expectedVersion: data.expectedVersion };
 }

@@ -46,6 +46,7 @@ export class IngestGateway implements OnGatewayConnection, OnGatewayDisconnect, 
         this.commands.execute(
           new ExecuteSessionCommand(message.sessionId, message.command, {
             expectedVersion: message.expectedVersion,
+            durability: message.durability,
             requestId: `${connectionId}/${message.id}`,
           }),
         ),

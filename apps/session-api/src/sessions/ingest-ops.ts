@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
-import { journalBody, messagesBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
+import type { WriteOptions } from '#session-commands';
+import { journalBody, journalDurability, messagesBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
 
 /**
  * The ingestion routes a worker streams through, each as the body it takes and the domain command it becomes:
@@ -31,8 +32,9 @@ export const INGEST_OPS = {
     runId: true,
     command: (body: z.infer<typeof journalBody>, runId: string): SessionCommand => ({
       type: 'RecordJournalEvents',
-      data: { runId, ...withoutPrecondition(body) },
+      data: { runId, events: journalDurability(body).events },
     }),
+    durability: (body: z.infer<typeof journalBody>) => journalDurability(body).durability,
   },
   'state-rows': {
     body: stateRowsBody,
@@ -44,8 +46,9 @@ export const INGEST_OPS = {
 export type IngestOp = keyof typeof INGEST_OPS;
 export const INGEST_OP_NAMES = Object.keys(INGEST_OPS) as [IngestOp, ...IngestOp[]];
 
-/** An op's body (already validated by its schema) and run id as the domain command it becomes. */
-export function ingestCommand(op: IngestOp, body: unknown, runId: string | undefined): SessionCommand {
-  // Each entry's `command` takes the body its own schema parsed; the table pairs them.
-  return (INGEST_OPS[op].command as (body: unknown, runId: string | undefined) => SessionCommand)(body, runId);
+/** An op's body (already validated by its schema) and run id as the domain command it becomes, and how durably it commits. */
+export function ingestCommand(op: IngestOp, body: unknown, runId: string | undefined): { command: SessionCommand; durability: WriteOptions['durability'] } {
+  // Each entry's functions take the body its own schema parsed; the table pairs them.
+  const spec = INGEST_OPS[op] as { command: (body: unknown, runId: string | undefined) => SessionCommand; durability?: (body: unknown) => WriteOptions['durability'] };
+  return { command: spec.command(body, runId), durability: spec.durability?.(body) ?? 'durable' };
 }

@@ -26,7 +26,7 @@ import { Precondition } from './precondition.decorator.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
 import { requestIdOf } from './request-id.js';
 import { IdParam } from './session-id.js';
-import type { CompressResult, WriteResult } from '#session-commands';
+import type { CompressResult, WriteOptions, WriteResult } from '#session-commands';
 
 
 function idempotencyKeyOf(header: string | undefined): string | undefined {
@@ -51,11 +51,12 @@ export class IngestionController {
     id: string,
     command: SessionCommand,
     request: FastifyRequest,
-    precondition: { expectedVersion?: number; idempotencyKey?: string } = {},
+    precondition: { expectedVersion?: number; idempotencyKey?: string; durability?: WriteOptions['durability'] } = {},
   ): Promise<WriteResult> {
     return this.commands.execute(
       new ExecuteSessionCommand(id, command, {
         expectedVersion: precondition.expectedVersion,
+        durability: precondition.durability,
         idempotencyKey: idempotencyKeyOf(precondition.idempotencyKey),
         requestId: requestIdOf(request),
       }),
@@ -139,7 +140,7 @@ export class IngestionController {
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {
-    return this.run(id, INGEST_OPS.journal.command(body, runId), request, { expectedVersion });
+    return this.run(id, INGEST_OPS.journal.command(body, runId), request, { expectedVersion, durability: INGEST_OPS.journal.durability(body) });
   }
 
   @ApiRoute({

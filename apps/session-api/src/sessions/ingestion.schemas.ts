@@ -30,7 +30,39 @@ export const settleBody = turnSettledDataSchema
   .extend({ rows: turnSettledDataSchema.shape.rows.max(MAX_ROWS), expectedVersion })
   .strict();
 
-export const journalBody = recordJournalEventsSchema.omit({ runId: true }).extend({ expectedVersion }).strict();
+/** The journal events a worker may send `durability: "relaxed"`: the streamed text, never a terminal event. */
+export const RELAXABLE_JOURNAL_EVENTS: readonly string[] = ['token', 'interim_assistant'];
+
+const journalEventBody = recordJournalEventsSchema.shape.events.element.extend({
+  durability: z
+    .enum(['durable', 'relaxed'])
+    .optional()
+    .describe(
+      '`relaxed` (token and interim_assistant events only): acknowledged before its commit is flushed to disk, unless another event of the request is durable. Default durable.',
+    ),
+});
+
+export const journalBody = recordJournalEventsSchema
+  .omit({ runId: true })
+  .extend({ events: z.array(journalEventBody).min(1).max(1000), expectedVersion })
+  .strict()
+  .superRefine((body, context) => {
+    body.events.forEach((event, index) => {
+      if (event.durability === 'relaxed' && !RELAXABLE_JOURNAL_EVENTS.includes(event.event)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['events', index, 'durability'],
+          message: `only ${RELAXABLE_JOURNAL_EVENTS.join(' and ')} events may be relaxed`,
+        });
+      }
+    });
+  });
+
+/** A journal body's durability: relaxed when every event asks for it; the events without the field (the command's data). */
+export function journalDurability(body: z.infer<typeof journalBody>): { durability: 'durable' | 'relaxed'; events: z.infer<typeof recordJournalEventsSchema>['events'] } {
+  const relaxed = body.events.every((event) => event.durability === 'relaxed');
+  return { durability: relaxed ? 'relaxed' : 'durable', events: body.events.map(({ durability: _transport, ...event }) => event) };
+}
 
 export const stateRowsBody = stateRowsObservedDataSchema
   .extend({ rows: stateRowsObservedDataSchema.shape.rows.min(1).max(5000), expectedVersion })
@@ -53,6 +85,10 @@ export const writeResultAnswer = z
     version: z.number().int().nonnegative().describe("The session stream's version after the write."),
     appended: z.number().int().nonnegative().describe('Events the write appended: 0 for a duplicate.'),
     duplicate: z.boolean().describe('A repeat of a write already stored (same natural key or Idempotency-Key): nothing appended.'),
+    durable: z
+      .literal(false)
+      .optional()
+      .describe('Present (false) when the events were committed relaxed: acknowledged before the commit was flushed to disk. Absent: flushed.'),
   })
   .meta({ id: 'WriteResult', example: { sessionId: 'demo', version: 3, appended: 1, duplicate: false } }) satisfies z.ZodType<WriteResult>;
 
