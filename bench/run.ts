@@ -318,6 +318,44 @@ function rows(adapterNote: string): ResultRow[] {
       ratio: { runs: ratioRuns('socketPipelined1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
       ...none('socketPipelined1x16'),
     },
+    {
+      figure: 'WebSocket relaxed tokens, 4 connections',
+      unit: 'events/s',
+      runs: runsOf('socketRelaxed1x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socketRelaxed1x4.eventsPerSecond', 'socket1x4.eventsPerSecond'), of: 'durable ones @4' },
+      target: { text: '≥ 1.5× durable', pass: ratioAtLeast(1.5) },
+      ...none('socketRelaxed1x4'),
+    },
+    {
+      figure: 'Emmett 0.42, 1-event POSTs, 16 clients',
+      unit: 'events/s',
+      runs: runsOf('emmett1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('emmett1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      ...none('emmett1x16'),
+    },
+    { figure: 'Emmett 0.42 @16, service CPU', unit: 'ms/event', runs: runsOf('emmett1x16.serviceCpu') },
+    { figure: 'Emmett 0.42 @16, CPU total (service + PG)', unit: 'ms/event', runs: runsOf('emmett1x16.totalCpu') },
+    {
+      figure: 'Emmett 0.42, 100-event POSTs, 4 clients',
+      unit: 'events/s',
+      runs: runsOf('emmett100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('emmett100x4.eventsPerSecond', 'raw100x4.rowsPerSecond'), of: 'raw 100-row txn @4' },
+      ...none('emmett100x4'),
+    },
+    {
+      figure: 'Chronicle 1-event POSTs, 16 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle1x16.eventsPerSecond', 'emmett1x16.eventsPerSecond'), of: 'Emmett @16' },
+      target: { text: '≥ 2× Emmett', pass: ratioAtLeast(2) },
+    },
+    {
+      figure: 'Chronicle 100-event POSTs, 4 clients',
+      unit: 'events/s',
+      runs: runsOf('chronicle100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('chronicle100x4.eventsPerSecond', 'emmett100x4.eventsPerSecond'), of: 'Emmett 100-event @4' },
+      target: { text: '≥ 1.2× Emmett', pass: ratioAtLeast(1.2) },
+    },
     { figure: 'Raw INSERT 1 row @16, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw1x16.pgCpu') },
     {
       figure: 'Chronicle @16, service CPU',
@@ -509,8 +547,16 @@ async function main(): Promise<void> {
   const trivial = startServiceProcess('trivial-server', here('./trivial-server.js'), { PORT: String(trivialPort) });
   const minimalPort = await freePort();
   const minimal = startServiceProcess('minimal-service', here('./minimal-service.js'), { PORT: String(minimalPort), DATABASE_URL: minimalUrl });
+  // Emmett 0.42 behind node:http with the journal route's shape and answer (issue 29's peer): its own tables,
+  // created by its migration before it answers /health, on a database of its own.
+  const emmettPort = await freePort();
+  const emmett = startServiceProcess('emmett-service', here('./emmett-service.js'), {
+    PORT: String(emmettPort),
+    DATABASE_URL: await cluster.createDatabase('emmett'),
+  });
   await waitForHttp(trivial, trivialPort, '/health');
   await waitForHttp(minimal, minimalPort, '/health');
+  await waitForHttp(emmett, emmettPort, '/health');
   let chronicle: Awaited<ReturnType<typeof startChronicle>> | undefined;
   await step('start Chronicle', async () => {
     chronicle = await startChronicle(chronicleUrl, workDir!);
@@ -593,11 +639,29 @@ async function main(): Promise<void> {
       ['socket1x16', 16, 1, 1, true],
       ['socket100x4', 4, 100, 1, false],
       ['socketPipelined1x16', 16, 1, 8, false],
+      ['socketRelaxed1x4', 4, 1, 1, false],
     ] as const) {
       await step(`${id} round ${round + 1}`, async () => {
         const clients = await prepareJournalClients(service.port, `r${round}-${id}`, connections);
-        await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, socket: { inFlight }, ...(cpu ? { cpuOf: service.service } : {}) });
+        const extra = id === 'socketRelaxed1x4' ? { durability: 'relaxed' } : undefined;
+        await httpPhase(round, {
+          id,
+          port: service.port,
+          connections,
+          eventsPerRequest,
+          clients,
+          socket: { inFlight, ...(extra ? { extra } : {}) },
+          ...(cpu ? { cpuOf: service.service } : {}),
+        });
       });
+    }
+    for (const [id, connections, eventsPerRequest] of [
+      ['emmett1x16', 16, 1],
+      ['emmett100x4', 4, 100],
+    ] as const) {
+      await step(`${id} round ${round + 1}`, () =>
+        httpPhase(round, { id, port: emmettPort, connections, eventsPerRequest, clients: plainClients(`${id}-r${round}`, connections), cpuOf: emmett }),
+      );
     }
     if (audited && unaudited) {
       const twins = [
@@ -701,7 +765,7 @@ async function main(): Promise<void> {
     await citus.round(round);
   }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), emmett.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {

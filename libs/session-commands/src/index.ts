@@ -2,3 +2,4 @@ export { SessionWriter, type SessionWriterOptions, type WriteDecision,
   type WriteOptions, type WriteResult } from './session-writer.js';
 export { executeSessionCommand } from './session-command.js';
 export { compressSession, type CompressResult, type CompressSessionData } from './compress-session.js';
+export { recordJournalParts } from './journal-parts.js';

@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import type { JournalEvent } from '#domain';
 import type { ProblemDetails } from '#platform';
 import { type IngestMessage, type IngestReply, type MessageId, messageIdOf, parseFrameText, validateFrame } from './ingest-frames.js';
 
@@ -15,22 +16,58 @@ export interface IngestConnectionOptions {
   readonly maxUnanswered: number;
   /** Runs a validated message through the command bus: resolves with the HTTP route's answer after its commit. */
   readonly execute: (message: IngestMessage) => Promise<unknown>;
+  /**
+   * Runs journal messages of one run, waiting together, as one write (`journalParts`): resolves with each
+   * message's answer, as `execute` would have answered them one after another.
+   */
+  readonly executeJournal: (messages: readonly IngestMessage[]) => Promise<readonly unknown[]>;
   /** The problem details an error answers (as the HTTP filter would), for a message that failed. */
   readonly problemOf: (error: unknown) => ProblemDetails;
   readonly onReply?: (status: number) => void;
 }
 
+/** Journal events one write takes at most (the route's own limit per request). */
+const MAX_MERGED_EVENTS = 1000;
+
+/** The journal data of a message that may share a write with its neighbours, or null. */
+export function journalOf(message: IngestMessage): { runId: string; events: readonly JournalEvent[] } | null {
+  if (message.command.type !== 'RecordJournalEvents' || message.expectedVersion !== undefined) return null;
+  return message.command.data;
+}
+
+/**
+ * The messages at the head of a session's queue that go in one write: the first, and after it the journal
+ * messages of the same run and durability (no precondition), up to the route's event limit.
+ */
+export function journalParts(queue: readonly IngestMessage[]): number {
+  const first = journalOf(queue[0]!);
+  if (!first) return 1;
+  let events = first.events.length;
+  let count = 1;
+  while (count < queue.length) {
+    const next = queue[count]!;
+    const journal = journalOf(next);
+    if (!journal || journal.runId !== first.runId || next.durability !== queue[0]!.durability) break;
+    if (events + journal.events.length > MAX_MERGED_EVENTS) break;
+    events += journal.events.length;
+    count += 1;
+  }
+  return count;
+}
+
 /**
  * One `/v1/ingest` connection. Every text frame is one message and gets exactly one reply, sent after its
- * command committed (or failed). Messages of one session run one after another in the order they arrived;
- * messages of different sessions run concurrently, so the store's group commit gathers them with every other
- * connection's. At `maxUnanswered` messages in flight the socket is paused (TCP pushes back on the client: no
- * buffer grows); it resumes as replies go out.
+ * command committed (or failed). Messages of one session run one after another in the order they arrived,
+ * and journal messages of one run that are waiting together share one write (a worker that does not wait for
+ * each token's reply gets its tokens committed in batches, each still answered on its own); messages of
+ * different sessions run concurrently, so the store's group commit gathers them with every other
+ * connection's. At `maxUnanswered` messages in flight the socket is paused (TCP pushes back on the client:
+ * no buffer grows); it resumes as replies go out.
  */
 export class IngestConnection {
   private unanswered = 0;
-  /** Each session's last queued message: the next one of that session starts after it. */
-  private readonly tails = new Map<string, Promise<void>>();
+  /** Each session's messages waiting for the one running before them. */
+  private readonly queues = new Map<string, IngestMessage[]>();
   private readonly drained: Array<() => void> = [];
   private closing = false;
 
@@ -64,23 +101,35 @@ export class IngestConnection {
     }
     this.unanswered += 1;
     if (this.unanswered >= this.options.maxUnanswered) this.socket.pause();
-    const previous = this.tails.get(message.sessionId) ?? Promise.resolve();
-    const done = previous.then(() => this.run(message));
-    this.tails.set(message.sessionId, done);
-    void done.then(() => {
-      if (this.tails.get(message.sessionId) === done) this.tails.delete(message.sessionId);
-    });
+    const queue = this.queues.get(message.sessionId);
+    if (queue) {
+      queue.push(message);
+      return;
+    }
+    const started: IngestMessage[] = [message];
+    this.queues.set(message.sessionId, started);
+    void this.drain(message.sessionId, started);
   }
 
-  private async run(message: IngestMessage): Promise<void> {
-    let reply: IngestReply;
+  /** Runs a session's queue until it is empty; the messages of a new one wait in it meanwhile. */
+  private async drain(sessionId: string, queue: IngestMessage[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, journalParts(queue));
+      await this.run(batch);
+    }
+    this.queues.delete(sessionId);
+  }
+
+  private async run(batch: readonly IngestMessage[]): Promise<void> {
+    let answers: readonly unknown[];
     try {
-      reply = { id: message.id, status: 200, body: await this.options.execute(message) };
+      answers = batch.length === 1 ? [await this.options.execute(batch[0]!)] : await this.options.executeJournal(batch);
     } catch (error) {
       const body = this.options.problemOf(error);
-      reply = { id: message.id, status: body.status, body };
+      for (const message of batch) this.reply({ id: message.id, status: body.status, body }, true);
+      return;
     }
-    this.reply(reply, true);
+    batch.forEach((message, index) => this.reply({ id: message.id, status: 200, body: answers[index] }, true));
   }
 
   private reply(reply: IngestReply, counted: boolean): void {

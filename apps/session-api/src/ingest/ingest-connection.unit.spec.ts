@@ -37,14 +37,19 @@ const token = (id: number, sessionId: string, seq = id) => ({
   body: { events: [{ seq, event: 'token', payload: { text: 'x' }, createdAt: 1 }] },
 });
 
-/** Commands that wait until the test lets them finish, in any order. */
+/** Commands that wait until the test lets them finish, in any order; journal writes of several messages too. */
 function heldCommands() {
   const held: Array<{ message: IngestMessage; finish: (error?: Error) => void }> = [];
+  const merged: Array<{ messages: readonly IngestMessage[]; finish: () => void }> = [];
   const execute = (message: IngestMessage) =>
     new Promise<unknown>((resolve, reject) => {
       held.push({ message, finish: (error) => (error ? reject(error) : resolve({ version: message.id })) });
     });
-  return { held, execute };
+  const executeJournal = (messages: readonly IngestMessage[]) =>
+    new Promise<readonly unknown[]>((resolve) => {
+      merged.push({ messages, finish: () => resolve(messages.map((m) => ({ version: m.id, merged: true }))) });
+    });
+  return { held, merged, execute, executeJournal };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -54,8 +59,8 @@ const problemOf = (error: unknown): ProblemDetails =>
 describe('IngestConnection', () => {
   it('stops reading at the unanswered limit and reads again once a reply went out', async () => {
     const socket = new SocketDouble();
-    const { held, execute } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 3, execute, problemOf });
+    const { held, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 3, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a'));
     socket.frame(token(2, 'b'));
     expect(socket.isPaused).toBe(false);
@@ -70,8 +75,8 @@ describe('IngestConnection', () => {
 
   it("runs one session's messages one after another, other sessions' beside them", async () => {
     const socket = new SocketDouble();
-    const { held, execute } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, problemOf });
+    const { held, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a', 1));
     socket.frame(token(2, 'a', 2));
     socket.frame(token(3, 'b', 1));
@@ -92,10 +97,43 @@ describe('IngestConnection', () => {
     ]);
   });
 
+  it("writes one run's journal messages that wait together in one write, answering each", async () => {
+    const socket = new SocketDouble();
+    const { held, merged, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, executeJournal, problemOf });
+    socket.frame(token(1, 'a', 1));
+    socket.frame(token(2, 'a', 2));
+    socket.frame(token(3, 'a', 3));
+    socket.frame({ ...token(4, 'a', 4), runId: 'other' });
+    socket.frame({ ...token(5, 'a', 5), body: { ...token(5, 'a', 5).body, expectedVersion: 9 } });
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1]);
+    held[0]!.finish();
+    await flush();
+    // 2 and 3 waited together: one write. 4 is another run's, 5 has a precondition: each alone, in order.
+    expect(merged.map((m) => m.messages.map((message) => message.id))).toEqual([[2, 3]]);
+    merged[0]!.finish();
+    await flush();
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1, 4]);
+    held[1]!.finish();
+    await flush();
+    await flush();
+    held[2]!.finish();
+    await flush();
+    expect(socket.sent).toEqual([
+      { id: 1, status: 200, body: { version: 1 } },
+      { id: 2, status: 200, body: { version: 2, merged: true } },
+      { id: 3, status: 200, body: { version: 3, merged: true } },
+      { id: 4, status: 200, body: { version: 4 } },
+      { id: 5, status: 200, body: { version: 5 } },
+    ]);
+  });
+
   it('answers a refused message at once, without counting it or running anything', async () => {
     const socket = new SocketDouble();
-    const { held, execute } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 1, execute, problemOf });
+    const { held, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 1, execute, executeJournal, problemOf });
     socket.frame({ id: 9, op: 'journal', sessionId: 'a', body: {} });
     socket.emit('message', Buffer.from('nope'), false);
     await flush();
@@ -109,8 +147,8 @@ describe('IngestConnection', () => {
 
   it('on shutdown stops reading, answers what it read, then closes with 1001', async () => {
     const socket = new SocketDouble();
-    const { held, execute } = heldCommands();
-    const connection = new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 10, execute, problemOf });
+    const { held, execute, executeJournal } = heldCommands();
+    const connection = new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 10, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a'));
     const closing = connection.shutDown();
     expect(socket.isPaused).toBe(true);

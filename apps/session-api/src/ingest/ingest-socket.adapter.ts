@@ -22,6 +22,12 @@ export class IngestSocketAdapter extends WsAdapter {
     super(app);
   }
 
+  /**
+   * Nest's message routing (`@SubscribeMessage` handlers, which the ingest gateway has none of) would parse
+   * every frame a second time: `IngestConnection` reads the frames itself.
+   */
+  override bindMessageHandlers(): void {}
+
   override create(port: number, options: Record<string, unknown> = {}): ReturnType<WsAdapter['create']> {
 
     return super.create(port, {

@@ -6,7 +6,8 @@ import type { WebSocket } from 'ws';
 import { type ChronicleConfig, DatabaseReachability, Metrics, problemOf, requestIdFor } from '#platform';
 import { CONFIG } from '../app.constants.js';
 import { ExecuteSessionCommand } from '../sessions/execute-session-command.command.js';
-import { CLOSE, IngestConnection } from './ingest-connection.js';
+import { CLOSE, IngestConnection, journalOf } from './ingest-connection.js';
+import { RecordJournalParts } from './record-journal-parts.command.js';
 
 export const INGEST_PATH = '/v1/ingest';
 
@@ -50,6 +51,14 @@ export class IngestGateway implements OnGatewayConnection, OnGatewayDisconnect, 
             requestId: `${connectionId}/${message.id}`,
           }),
         ),
+      executeJournal: (messages) => {
+        const first = messages[0]!;
+        const journals = messages.map((m) => journalOf(m)!);
+        const [runId, parts] = [journals[0]!.runId, journals.map((journal) => journal.events)];
+        return this.commands.execute(
+          new RecordJournalParts(first.sessionId, runId, parts, { durability: first.durability, requestId: `${connectionId}/${first.id}` }),
+        );
+      },
       problemOf: (error) => this.problemOf(error, message(connectionId)),
       onReply: (status) => this.metrics.ingestMessages.inc({ status: String(status) }),
     });

@@ -18,6 +18,7 @@ import { SessionQueriesController } from './session-queries.controller.js';
 import { GetRunJournalHandler, GetSessionMarkersHandler, GetSessionSummaryHandler, ListSessionsHandler } from './session-queries.handlers.js';
 import { SessionsController } from './sessions.controller.js';
 import { IngestGateway } from '../ingest/ingest.gateway.js';
+import { RecordJournalPartsHandler } from '../ingest/record-journal-parts.handler.js';
 
 const logger = new Logger('Sessions');
 
@@ -34,6 +35,7 @@ const logger = new Logger('Sessions');
     GetRunJournalHandler,
     LiveHub,
     IngestGateway,
+    RecordJournalPartsHandler,
     {
       provide: SessionWriter,
       useFactory: (store: EventStore, views: SessionViews, hub: LiveHub) =>
