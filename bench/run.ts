@@ -17,7 +17,7 @@ import { runViewBench } from './view.bench.js';
 import { runDashboardBench, seedDashboardSession } from './dashboard.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad } from './http-load.js';
-import { runSocketLoad } from './socket-load.js';
+import { openIdleSockets, runSocketLoad } from './socket-load.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
@@ -479,6 +479,13 @@ function rows(adapterNote: string): ResultRow[] {
       runs: runsOf('memory.rssAfter'),
       target: { text: '≤ 250 MB', pass: (v) => v <= 250 },
     },
+    {
+      figure: 'Service RSS after the ingest rounds (sessions deep in pending turns)',
+      unit: 'MB',
+      runs: runsOf('memory.afterIngest'),
+      target: { text: '≤ 300 MB', pass: (v) => v <= 300 },
+    },
+    { figure: 'Service RSS with 1,000 idle /v1/ingest sockets', unit: 'MB', runs: runsOf('memory.idleSockets'), target: { text: '≤ 300 MB', pass: (v) => v <= 300 } },
     { figure: 'Service RSS peak during the bench', unit: 'MB', runs: runsOf('memory.peak'), target: { text: '≤ 400 MB', pass: (v) => v <= 400 } },
     ...(['express', 'fastify'] as const).flatMap((adapter): ResultRow[] => [
       { figure: `Nest ${adapter} adapter (http-adapters.bench)`, unit: 'req/s', runs: runsOf(`${adapter}.rps`), checks: adapterNote },
@@ -722,6 +729,20 @@ async function main(): Promise<void> {
   }
   if (chronicle) {
     const service = chronicle;
+    // Issue 29's long turns: every round above left sessions tens of thousands of tokens deep in a pending turn
+    // (the 1-event and 100-event loads, HTTP and socket); what the service holds after them, 3 s quiet.
+    await step('memory after the ingest rounds', async () => {
+      await sleep(3000);
+      record('memory.afterIngest', 0, memoryOf(service.service.pid).rssMb);
+      progress(`  service RSS after the ingest rounds ${runsOf('memory.afterIngest')[0]!.toFixed(0)} MB`);
+    });
+    await step('memory with 1,000 idle sockets', async () => {
+      const sockets = await openIdleSockets(service.port, 1000);
+      await sleep(3000);
+      record('memory.idleSockets', 0, memoryOf(service.service.pid).rssMb);
+      progress(`  service RSS with ${sockets.length} idle /v1/ingest sockets ${runsOf('memory.idleSockets')[0]!.toFixed(0)} MB`);
+      for (const socket of sockets) socket.terminate();
+    });
     await step('memory', async () => {
       progress('memory: ingesting 1,000 sessions × 200 events over HTTP');
       await ingestSessions(service.port, 'mem', 1000, 200);

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { LoadResult } from './http-load.js';
+import { AUTH } from './chronicle-ingest.bench.js';
 import { LatencyHistogram } from './latency-histogram.js';
 
 /**
@@ -123,4 +124,24 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
     errors,
     ...(firstError ? { firstError } : {}),
   };
+}
+
+/** Opens `count` `/v1/ingest` sockets that send nothing (the service's cost of connections held open). */
+export async function openIdleSockets(port: number, count: number, headers: Readonly<Record<string, string>> = AUTH): Promise<WebSocket[]> {
+  const sockets: WebSocket[] = [];
+  for (let opened = 0; opened < count; opened += 50) {
+    const batch = await Promise.all(
+      Array.from(
+        { length: Math.min(50, count - opened) },
+        () =>
+          new Promise<WebSocket>((resolve, reject) => {
+            const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/ingest`, { headers: { ...headers }, perMessageDeflate: false });
+            socket.once('open', () => resolve(socket));
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    sockets.push(...batch);
+  }
+  return sockets;
 }
