@@ -128,14 +128,19 @@ export const APPEND_VALUE_COUNT = { 'known-heads': 11, function: 8 } as const;
  * skip its expressions): each is MATERIALIZED, and the final SELECT counts its rows (one row out of each,
  * joined once).
  */
-export function composeAppend(variant: 'known-heads' | 'function', fused: readonly FusedStatement[]): string {
+export function composeAppend(variant: 'known-heads' | 'function', fused: readonly FusedStatement[], relaxed = false): string {
   let offset = APPEND_VALUE_COUNT[variant];
   const ctes = fused.map((statement, k) => {
     const text = `fused_${k + 1} AS MATERIALIZED (${shiftPlaceholders(statement.text, offset, statement.valueCount)})`;
     offset += statement.valueCount;
     return text;
   });
-  const joins = fused.map((_, k) => ` CROSS JOIN (SELECT count(*) FROM fused_${k + 1}) AS f${k + 1}`).join('');
+  // A relaxed batch's statement turns synchronous_commit off for its own (implicit) transaction: the commit
+  // that follows it is acknowledged before it is flushed, and the batch is still one statement, one round trip.
+  if (relaxed) ctes.push(`relaxed AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))`);
+  const joins = [...fused.map((_, k) => `fused_${k + 1}`), ...(relaxed ? ['relaxed'] : [])]
+    .map((cte, k) => ` CROSS JOIN (SELECT count(*) FROM ${cte}) AS f${k + 1}`)
+    .join('');
   return `WITH ${variant === 'known-heads' ? KNOWN_HEADS_CTES : FUNCTION_CTES}${ctes.map((c) => `, ${c}`).join('')}
     SELECT o.item, o.outcome, o.version, o.last_hash, o.positions FROM chronicle_outcome o${joins} ORDER BY o.item`;
 }

@@ -68,9 +68,6 @@ const ROUTED_APPEND = {
            FROM chronicle_append_routed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) r`,
 };
 
-/** The first statement of a relaxed batch's transaction: its commit is acknowledged before it is flushed. */
-const RELAXED_COMMIT = { text: 'SET LOCAL synchronous_commit TO off' };
-
 /** A named statement: prepared once per connection under a name that changes with its text. */
 function namedStatement(prefix: string, text: string): { name: string; text: string } {
   return { name: `${prefix}_${sha256Hex(text).slice(0, 12)}`, text };
@@ -106,6 +103,9 @@ export class PostgresEventStore implements EventStore {
   /** The append at known heads and the append function's call, each with the fused projections in it. */
   private readonly appendAtHeads: { name: string; text: string };
   private readonly appendFunction: { name: string; text: string };
+  /** The same two for a relaxed batch (synchronous_commit off in its transaction). */
+  private readonly relaxedAtHeads: { name: string; text: string };
+  private readonly relaxedFunction: { name: string; text: string };
   /** Heads this process committed: an append that expects one of them is hashed here and only checked there. */
   private readonly known: KnownHeads | null;
   private readonly onAppendStatement?: PostgresEventStoreOptions['onAppendStatement'];
@@ -142,6 +142,8 @@ export class PostgresEventStore implements EventStore {
     const fused = this.fused.map((projection) => projection.fused);
     this.appendAtHeads = namedStatement('chronicle_append_at_heads', composeAppend('known-heads', fused));
     this.appendFunction = namedStatement('chronicle_append_fn', composeAppend('function', fused));
+    this.relaxedAtHeads = namedStatement('chronicle_append_at_heads_relaxed', composeAppend('known-heads', fused, true));
+    this.relaxedFunction = namedStatement('chronicle_append_fn_relaxed', composeAppend('function', fused, true));
     this.queue = new GroupCommitQueue(
       (batch) => this.commitBatch(batch, false),
       { ...DEFAULT_GROUP_COMMIT, ...options.groupCommit },
@@ -279,7 +281,7 @@ export class PostgresEventStore implements EventStore {
     const known = this.known;
     const head = (streamId: string) => known?.get(streamId);
     const atHeads = known !== null && atKnownHeads(items, head);
-    const statement = atHeads ? this.appendAtHeads : this.appendFunction;
+    const statement = relaxed ? (atHeads ? this.relaxedAtHeads : this.relaxedFunction) : atHeads ? this.appendAtHeads : this.appendFunction;
     const values = atHeads ? appendAtKnownHeadsValues(items, head) : appendBatchValues(items);
     for (const projection of this.fused) {
       // Nothing is sent yet: a projection that cannot give its values fails as a projection, so each append is
@@ -297,18 +299,13 @@ export class PostgresEventStore implements EventStore {
     }
     const append = { ...statement, values };
     this.onAppendStatement?.(atHeads ? 'known-heads' : 'function', items.length);
-    if (this.hooks.length === 0 && !relaxed) return this.commitAlone(append);
+    if (this.hooks.length === 0) return this.commitAlone(append);
     const client = await this.pool.connect();
     const tx = new PipelinedTransaction(client);
-    // Without hooks (a relaxed batch) the COMMIT goes in the same write as the statement: one round trip.
-    let committed: Promise<void> | null = null;
     try {
-      const sent = tx.send(relaxed ? [{ text: 'BEGIN' }, RELAXED_COMMIT, append] : [{ text: 'BEGIN' }, append]);
-      if (this.hooks.length === 0) {
-        committed = tx.commit();
-        committed.catch(() => undefined);
-      }
-      const rows = (await sent).at(-1)!.rows as ItemRow[];
+      // The relaxed statement turns synchronous_commit off for the transaction it runs in (this one).
+      const [, appendResult] = await tx.send([{ text: 'BEGIN' }, append]);
+      const rows = appendResult.rows as ItemRow[];
       const appended: AppendedStream[] = [];
       for (const row of rows) {
         if (row.outcome !== 'ok') continue;
@@ -320,12 +317,10 @@ export class PostgresEventStore implements EventStore {
           throw new InlineProjectionError(projection.name, error);
         });
       }
-      await (committed ?? tx.commit());
+      await tx.commit();
       client.release();
       return rows;
     } catch (error) {
-      // A statement that failed before the queued COMMIT: PostgreSQL answers that COMMIT with ROLLBACK (known).
-      await committed?.catch(() => undefined);
       if (!tx.committing) await client.query('ROLLBACK').catch(() => undefined);
       // A client whose transaction state is unknown is destroyed, never returned to the pool.
       client.release(error as Error);
