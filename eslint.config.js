@@ -70,6 +70,8 @@ export const LIB_IMPORTS = {
   'session-commands': ['domain', 'event-store', 'read-models'],
   recovery: ['domain', 'event-store', 'read-models', 'session-commands'],
   'hermes-import': ['domain', 'event-store', 'read-models', 'session-commands'],
+  // The client library users import (`chronicle/client`): the domain's pure transcript hash, nothing server-side.
+  client: ['domain'],
 };
 const LIBS = ['domain', ...Object.keys(LIB_IMPORTS)];
 const libGraphPattern = (lib) => {

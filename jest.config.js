@@ -19,7 +19,7 @@ const swc = [
 const requiredEsm = ['content-disposition'];
 const swcToCommonJs = ['@swc/jest', { swcrc: false, jsc: { target: 'es2022' }, module: { type: 'commonjs' } }];
 
-const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform', 'hermes-import'];
+const libs = ['domain', 'event-store', 'read-models', 'session-commands', 'recovery', 'platform', 'hermes-import', 'client'];
 const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
   '^#domain/replay$': '<rootDir>/libs/domain/src/replay.ts',

@@ -1,0 +1,57 @@
+/** One Server-Sent Event (HTML "Server-sent events", the event stream interpretation). */
+export interface ServerSentEvent {
+  /** `event:`; `message` when the block named none. */
+  readonly event: string;
+  /** The `data:` lines, joined by `\n`. */
+  readonly data: string;
+  /** `id:` of this block, if it had one. */
+  readonly id?: string;
+}
+
+/**
+ * An incremental event-stream parser: feed it text as it arrives, in chunks cut anywhere (mid-line, between
+ * `\r` and `\n`), and it answers the events each chunk completed. Comment lines (`: heartbeat`) and `retry:`
+ * are no events; a block without `data:` dispatches nothing.
+ */
+export class EventStreamParser {
+  private buffer = '';
+  private event = '';
+  private data: string[] = [];
+  private id: string | undefined;
+
+  push(chunk: string): ServerSentEvent[] {
+    this.buffer += chunk;
+    const events: ServerSentEvent[] = [];
+    for (;;) {
+      const end = this.buffer.search(/\r\n|\r|\n/);
+      // A lone `\r` at the end may be the first half of `\r\n`: wait for the next chunk.
+      if (end < 0 || (this.buffer[end] === '\r' && end === this.buffer.length - 1)) break;
+      const line = this.buffer.slice(0, end);
+      this.buffer = this.buffer.slice(end + (this.buffer.startsWith('\r\n', end) ? 2 : 1));
+      const event = this.line(line);
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  private line(line: string): ServerSentEvent | null {
+    if (line === '') return this.dispatch();
+    if (line.startsWith(':')) return null;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
+    if (field === 'event') this.event = value;
+    else if (field === 'data') this.data.push(value);
+    else if (field === 'id' && !value.includes('\0')) this.id = value;
+    return null;
+  }
+
+  private dispatch(): ServerSentEvent | null {
+    const { event, data, id } = this;
+    this.event = '';
+    this.data = [];
+    this.id = undefined;
+    if (data.length === 0) return null;
+    return { event: event || 'message', data: data.join('\n'), ...(id === undefined ? {} : { id }) };
+  }
+}

@@ -1,0 +1,40 @@
+import { EventStreamParser } from './event-stream-parser.js';
+
+const STREAM = 'retry: 2000\n\nid: 3\nevent: patch\ndata: {"version":3}\n\n: heartbeat\n\nid: 4\nevent: patch\ndata: {"version":\ndata: 4}\n\n';
+
+describe('EventStreamParser', () => {
+  it('answers each complete event once, dropping comments, retry blocks and blocks without data', () => {
+    const events = new EventStreamParser().push(STREAM);
+    expect(events).toEqual([
+      { event: 'patch', id: '3', data: '{"version":3}' },
+      { event: 'patch', id: '4', data: '{"version":\n4}' },
+    ]);
+  });
+
+  it('reads the same events from a stream cut at every position', () => {
+    const whole = new EventStreamParser().push(STREAM);
+    for (let cut = 1; cut < STREAM.length; cut += 1) {
+      const parser = new EventStreamParser();
+      expect([...parser.push(STREAM.slice(0, cut)), ...parser.push(STREAM.slice(cut))]).toEqual(whole);
+    }
+  });
+
+  describe('when lines end in \\r\\n or \\r', () => {
+    it('reads them as \\n, a \\r\\n cut between its two characters included', () => {
+      const crlf = STREAM.replace(/\n/g, '\r\n');
+      const parser = new EventStreamParser();
+      const cut = crlf.indexOf('\r\n') + 1;
+      expect([...parser.push(crlf.slice(0, cut)), ...parser.push(crlf.slice(cut))]).toEqual(new EventStreamParser().push(STREAM));
+      // A \r last in a chunk may be the first half of a \r\n: the blank line is known once the next one comes.
+      const lone = new EventStreamParser();
+      expect(lone.push('data: a\rdata: b\r\r')).toEqual([]);
+      expect(lone.push(': next\r')).toEqual([{ event: 'message', data: 'a\nb' }]);
+    });
+  });
+
+  it('holds an event back until its blank line arrives', () => {
+    const parser = new EventStreamParser();
+    expect(parser.push('event: patch\ndata: {}\n')).toEqual([]);
+    expect(parser.push('\n')).toEqual([{ event: 'patch', data: '{}' }]);
+  });
+});

@@ -1,0 +1,70 @@
+import { chainRows, type MessageRow as DomainRow, type ToolCard as DomainToolCard, transcriptHashOf } from '#domain';
+import type { Marker, MessageRow, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
+
+/** A transcript the watcher holds: its content checked against the hash the service served for that version. */
+export interface TranscriptState {
+  readonly sessionId: string;
+  readonly view: TranscriptView;
+  readonly version: number;
+  readonly messages: readonly MessageRow[];
+  readonly toolCards: readonly ToolCard[];
+  readonly markers: readonly Marker[];
+  /** The service's hash of `messages` + `toolCards`, which the client computed again and found equal. */
+  readonly hash: string;
+  /** What the pending turn has streamed so far: display-only, outside the rows and the hash. */
+  readonly streaming: StreamingOutput | null;
+  /** How this state was reached: a `patch` applied to the one before, or a `transcript` fetched whole. */
+  readonly source: 'patch' | 'transcript';
+  /** The version the patch or the fetched delta applied to (0 for a whole transcript). */
+  readonly since: number;
+}
+
+/** A state and the chain links of its rows (README "Transcript hash"), so the next patch hashes only its new rows. */
+export interface HeldTranscript {
+  readonly state: TranscriptState;
+  readonly links: readonly string[];
+}
+
+/**
+ * The transcript hash as the service computes it: the domain's own function (`#domain`), so a client can never
+ * disagree with the server about it. The contract's row shapes are the domain's, as JSON.
+ */
+export function chainOf(messages: readonly MessageRow[], previous?: HeldTranscript): string[] {
+  const rows = messages as readonly DomainRow[];
+  return chainRows(rows, previous && { messages: previous.state.messages as readonly DomainRow[], links: previous.links });
+}
+
+export const hashOf = (links: readonly string[], toolCards: readonly ToolCard[]): string => transcriptHashOf(links, toolCards as readonly DomainToolCard[]);
+
+type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 'messages' | 'toolCards' | 'markers'> & {
+  readonly streaming?: StreamingOutput | null;
+};
+
+/**
+ * Applies a `since` delta (a live `patch`, or `GET …/transcript?since=`) to what is held: keep the first `from`
+ * rows, append `messages`. Answers the new state when its hash is the one served, and null when it is not
+ * (the delta was cut from another base than the one held, or a row differs): then the whole transcript is
+ * fetched again. A delta with `from: 0` needs nothing held.
+ */
+export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { sessionId: string; view: TranscriptView; source: TranscriptState['source'] }): HeldTranscript | null {
+  if (delta.from > 0 && (held === null || held.state.version !== delta.since || delta.from > held.state.messages.length)) return null;
+  const kept = held === null ? [] : held.state.messages.slice(0, delta.from);
+  const messages = [...kept, ...delta.messages];
+  const links = chainOf(messages, held ?? undefined);
+  if (hashOf(links, delta.toolCards) !== delta.hash) return null;
+  const state: TranscriptState = {
+    ...base,
+    version: delta.version,
+    messages,
+    toolCards: delta.toolCards,
+    markers: delta.markers,
+    hash: delta.hash,
+    streaming: delta.streaming ?? null,
+    since: delta.since,
+  };
+  return { state, links };
+}
+
+/** A whole transcript fetched as `?since=0` (it carries the markers a plain transcript answer lacks). */
+export const applyWhole = (answer: TranscriptDelta, source: TranscriptState['source'] = 'transcript'): HeldTranscript | null =>
+  applyDelta(null, { ...answer, from: 0 }, { sessionId: answer.sessionId, view: answer.view, source });
