@@ -54,11 +54,10 @@ describe('live streams and shutdown', () => {
       await pollUntil('the first transcript event', live.versions, (v) => v.length === 1);
       expect(t.app.get(LiveHub).openStreamCount()).toBe(1);
 
-      const started = Date.now();
+      // Promptly: the open stream does not hold the shutdown (a bound for a hang, far above a loaded machine's close).
       const closing = t.app.close().then(() => (closed = true));
-      await Promise.race([closing, sleep(2000)]);
+      await Promise.race([closing, sleep(10_000)]);
       expect(closed).toBe(true);
-      expect(Date.now() - started).toBeLessThan(2000);
       // Ended by the server (a clean end of the chunked body), not merely cut off.
       await pollUntil('the server to end the stream', live.ended, Boolean, { timeoutMs: 1000 });
       live.close();
