@@ -18,6 +18,7 @@ import { runDashboardBench, seedDashboardSession } from './dashboard.bench.js';
 import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad } from './http-load.js';
 import { openIdleSockets, runSocketLoad } from './socket-load.js';
+import { type EmmettPeer, startEmmettPeer } from './emmett-peer.js';
 import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
@@ -554,16 +555,14 @@ async function main(): Promise<void> {
   const trivial = startServiceProcess('trivial-server', here('./trivial-server.js'), { PORT: String(trivialPort) });
   const minimalPort = await freePort();
   const minimal = startServiceProcess('minimal-service', here('./minimal-service.js'), { PORT: String(minimalPort), DATABASE_URL: minimalUrl });
-  // Emmett 0.42 behind node:http with the journal route's shape and answer (issue 29's peer): its own tables,
-  // created by its migration before it answers /health, on a database of its own.
-  const emmettPort = await freePort();
-  const emmett = startServiceProcess('emmett-service', here('./emmett-service.js'), {
-    PORT: String(emmettPort),
-    DATABASE_URL: await cluster.createDatabase('emmett'),
-  });
   await waitForHttp(trivial, trivialPort, '/health');
   await waitForHttp(minimal, minimalPort, '/health');
-  await waitForHttp(emmett, emmettPort, '/health');
+  // Emmett 0.42 behind node:http with the journal route's shape and answer (issue 29's peer): its own tables,
+  // created by its migration before it answers /health, on a database of its own.
+  let emmett: EmmettPeer | undefined;
+  await step('start the Emmett peer', async () => {
+    emmett = await startEmmettPeer(await cluster!.createDatabase('emmett'), progress);
+  });
   let chronicle: Awaited<ReturnType<typeof startChronicle>> | undefined;
   await step('start Chronicle', async () => {
     chronicle = await startChronicle(chronicleUrl, workDir!);
@@ -667,8 +666,10 @@ async function main(): Promise<void> {
       ['emmett1x16', 16, 1],
       ['emmett100x4', 4, 100],
     ] as const) {
+      const peer = emmett;
+      if (!peer) break;
       await step(`${id} round ${round + 1}`, () =>
-        httpPhase(round, { id, port: emmettPort, connections, eventsPerRequest, clients: plainClients(`${id}-r${round}`, connections), cpuOf: emmett }),
+        httpPhase(round, { id, port: peer.port, connections, eventsPerRequest, clients: plainClients(`${id}-r${round}`, connections), cpuOf: peer.service }),
       );
     }
     if (audited && unaudited) {
@@ -787,7 +788,7 @@ async function main(): Promise<void> {
     await citus.round(round);
   }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), emmett.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), emmett?.service.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {

@@ -173,6 +173,13 @@ describe('refusals store nothing', () => {
     expect(await t.storedEvents()).toBe(before);
   });
 
+  it('closes with 1007 on a text frame that is not UTF-8', async () => {
+    const socket = await connect().open();
+    socket.sendRaw(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]));
+    expect(await socket.closed).toBe(1007);
+    expect(socket.replies).toEqual([]);
+  });
+
   it('closes with 1003 on a binary frame', async () => {
     const socket = await connect().open();
     socket.sendRaw(Buffer.from(JSON.stringify(tokenMessage(1, 'ws-any', 'run-1', 1))), true);

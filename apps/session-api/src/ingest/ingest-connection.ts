@@ -88,7 +88,8 @@ export class IngestConnection {
       this.socket.close(CLOSE.unsupportedData, 'text frames of JSON only');
       return;
     }
-    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    // A text frame arrives as a Buffer (the socket's default binary type): read in place, never copied.
+    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
     let id: MessageId | null = null;
     let message: IngestMessage;
     try {

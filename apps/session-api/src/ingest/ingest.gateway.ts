@@ -59,7 +59,7 @@ export class IngestGateway implements OnGatewayConnection, OnGatewayDisconnect, 
           new RecordJournalParts(first.sessionId, runId, parts, { durability: first.durability, requestId: `${connectionId}/${first.id}` }),
         );
       },
-      problemOf: (error) => this.problemOf(error, message(connectionId)),
+      problemOf: (error) => this.problemOf(error, `a message of ingest connection ${connectionId}`),
       onReply: (status) => this.metrics.ingestMessages.inc({ status: String(status) }),
     });
     const entry = { connection, alive: true };
@@ -102,5 +102,3 @@ export class IngestGateway implements OnGatewayConnection, OnGatewayDisconnect, 
     clearInterval(this.heartbeat);
   }
 }
-
-const message = (connectionId: string) => `a message of ingest connection ${connectionId}`;

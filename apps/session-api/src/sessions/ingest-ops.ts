@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
 import type { WriteOptions } from '#session-commands';
-import { journalBody, journalDurability, messagesBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
+import { journalBody, journalDurability, journalEvents, messagesBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
 
 /**
  * The ingestion routes a worker streams through, each as the body it takes and the domain command it becomes:
@@ -32,9 +32,9 @@ export const INGEST_OPS = {
     runId: true,
     command: (body: z.infer<typeof journalBody>, runId: string): SessionCommand => ({
       type: 'RecordJournalEvents',
-      data: { runId, events: journalDurability(body).events },
+      data: { runId, events: journalEvents(body) },
     }),
-    durability: (body: z.infer<typeof journalBody>) => journalDurability(body).durability,
+    durability: journalDurability,
   },
   'state-rows': {
     body: stateRowsBody,

@@ -58,11 +58,13 @@ export const journalBody = recordJournalEventsSchema
     });
   });
 
-/** A journal body's durability: relaxed when every event asks for it; the events without the field (the command's data). */
-export function journalDurability(body: z.infer<typeof journalBody>): { durability: 'durable' | 'relaxed'; events: z.infer<typeof recordJournalEventsSchema>['events'] } {
-  const relaxed = body.events.every((event) => event.durability === 'relaxed');
-  return { durability: relaxed ? 'relaxed' : 'durable', events: body.events.map(({ durability: _transport, ...event }) => event) };
-}
+/** A journal body's durability: relaxed when every event asks for it. */
+export const journalDurability = (body: z.infer<typeof journalBody>): 'durable' | 'relaxed' =>
+  body.events.every((event) => event.durability === 'relaxed') ? 'relaxed' : 'durable';
+
+/** A journal body's events without their transport field: the command's data. */
+export const journalEvents = (body: z.infer<typeof journalBody>): z.infer<typeof recordJournalEventsSchema>['events'] =>
+  body.events.map(({ durability: _transport, ...event }) => event);
 
 export const stateRowsBody = stateRowsObservedDataSchema
   .extend({ rows: stateRowsObservedDataSchema.shape.rows.min(1).max(5000), expectedVersion })

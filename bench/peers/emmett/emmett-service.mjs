@@ -1,5 +1,5 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { Event } from '@event-driven-io/emmett';
+import { Buffer } from 'node:buffer';
+import { createServer } from 'node:http';
 import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql';
 
 /**
@@ -15,42 +15,39 @@ import { getPostgreSQLEventStore } from '@event-driven-io/emmett-postgresql';
  * Schema: created by Emmett's own migration (`eventStore.schema.migrate()`, what `autoMigration: 'CreateOrUpdate'`
  * runs lazily on first use; memoised per store) before the port is opened, so `GET /health` answers 200 only once
  * the tables exist and the first timed request does not pay for them.
- * Started as a child process by bench/run.ts with DATABASE_URL (an empty database) and PORT.
+ * Started as a child process by bench/run.ts with DATABASE_URL (an empty database) and PORT, from this folder, a
+ * package of its own (its dependencies are installed by the bench on first use: `npm ci` here).
  */
-type JournalEventRecorded = Event<
-  'JournalEventRecorded',
-  { runId: string; seq: unknown; event: unknown; payload: unknown; createdAt: unknown }
->;
 
-const eventStore = getPostgreSQLEventStore(process.env.DATABASE_URL!);
+const eventStore = getPostgreSQLEventStore(process.env.DATABASE_URL);
 const ROUTE = /^\/v1\/sessions\/([^/]+)\/runs\/([^/]+)\/journal$/;
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
+function reply(res, status, body) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-async function append(sessionId: string, runId: string, body: string): Promise<unknown> {
-  const { events } = JSON.parse(body) as { events: Array<Record<string, unknown>> };
-  const recorded: JournalEventRecorded[] = events.map((event) => ({
+async function append(sessionId, runId, body) {
+  const { events } = JSON.parse(body);
+  const recorded = events.map((event) => ({
     type: 'JournalEventRecorded',
     data: { runId, seq: event.seq, event: event.event, payload: event.payload, createdAt: event.createdAt },
   }));
-  const result = await eventStore.appendToStream<JournalEventRecorded>(sessionId, recorded);
+  const result = await eventStore.appendToStream(sessionId, recorded);
   return { sessionId, version: Number(result.nextExpectedStreamVersion), appended: recorded.length, duplicate: false };
 }
 
 const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
     const match = ROUTE.exec(req.url ?? '');
     if (req.method === 'GET' && req.url === '/health') return reply(res, 200, {});
     if (req.method !== 'POST' || !match) return reply(res, 404, { title: 'not found' });
-    append(decodeURIComponent(match[1]!), decodeURIComponent(match[2]!), Buffer.concat(chunks).toString('utf8'))
+    append(decodeURIComponent(match[1]), decodeURIComponent(match[2]), Buffer.concat(chunks).toString('utf8'))
       .then((answer) => reply(res, 200, answer))
-      .catch((error: Error) => reply(res, 500, { title: error.message }));
+      .catch((error) => reply(res, 500, { title: error.message }));
   });
 });
 server.keepAliveTimeout = 60_000;
@@ -63,7 +60,7 @@ process.once('SIGTERM', () => {
 eventStore.schema
   .migrate()
   .then(() => server.listen(Number(process.env.PORT), '127.0.0.1'))
-  .catch((error: Error) => {
+  .catch((error) => {
     process.stderr.write(`emmett-service: schema migration failed: ${error.stack ?? error.message}\n`);
     void eventStore.close().finally(() => process.exit(1));
   });
