@@ -34,6 +34,8 @@ export {
   userMessageSubmittedDataSchema,
 } from './events/session-event.schemas.js';
 export { fieldErrorsOf, parseSessionEvent } from './events/parse-session-event.js';
+export { schemaStampOf } from './events/event-schema.upcasters.js';
+export type { ErasureRecord } from './session-state/session.state.js';
 
 // session: commands and the decider; the fold (state, evolve) and the views it renders
 export { recordJournalEventsSchema, type SessionCommand } from './session/session.commands.js';

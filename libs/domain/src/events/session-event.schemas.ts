@@ -70,7 +70,8 @@ export const turnInterruptedDataSchema = z.object({
 export const turnRecoveredFromAgentStoreDataSchema = z.object({
   runId: idSchema,
   detectedAt: epochSecondsSchema,
-  evidence: evidenceSchema.optional(),
+  // Schema 2: always in the event (schema 1 left it out when the decision had none: event-schema.upcasters.ts).
+  evidence: evidenceSchema.default({}),
 }) satisfies z.ZodType<SessionEventData<'TurnRecoveredFromAgentStore'>>;
 
 export const journalRecoveryAbandonedDataSchema = z.object({
@@ -78,6 +79,13 @@ export const journalRecoveryAbandonedDataSchema = z.object({
   at: epochSecondsSchema,
   reason: z.string().min(1),
 }) satisfies z.ZodType<SessionEventData<'JournalRecoveryAbandoned'>>;
+
+export const sessionErasedDataSchema = z.object({
+  at: epochSecondsSchema,
+  reason: z.string().min(1).max(1000),
+  requestedBy: z.string().min(1),
+  dataKeyId: z.string().nullable(),
+}) satisfies z.ZodType<SessionEventData<'SessionErased'>>;
 
 /** Event type → the schema of its data; the OpenAPI document and the event store read the catalogue from here. */
 export const sessionEventSchemas = {
@@ -92,4 +100,5 @@ export const sessionEventSchemas = {
   TurnInterrupted: turnInterruptedDataSchema,
   TurnRecoveredFromAgentStore: turnRecoveredFromAgentStoreDataSchema,
   JournalRecoveryAbandoned: journalRecoveryAbandonedDataSchema,
+  SessionErased: sessionErasedDataSchema,
 } as const satisfies { readonly [Type in SessionEventType]: z.ZodType<SessionEventData<Type>> };

@@ -14,7 +14,7 @@ const valid: SessionEvent[] = [
   { type: 'TranscriptTruncated', data: { keepCount: 0, reason: 'clear', at: 5 } },
   { type: 'SessionCompressed', data: { childSessionId: 's-2', at: 6 } },
   { type: 'TurnInterrupted', data: { runId: null, cause: 'unknown', detectedAt: 7, evidence: {} } },
-  { type: 'TurnRecoveredFromAgentStore', data: { runId: 'r1', detectedAt: 8 } },
+  { type: 'TurnRecoveredFromAgentStore', data: { runId: 'r1', detectedAt: 8, evidence: {} } },
   { type: 'JournalRecoveryAbandoned', data: { runId: 'r1', at: 9, reason: 'gave up' } },
 ];
 

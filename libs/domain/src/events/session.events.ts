@@ -66,13 +66,28 @@ export interface TurnInterruptedData {
 export interface TurnRecoveredFromAgentStoreData {
   readonly runId: string;
   readonly detectedAt: number;
-  readonly evidence?: { readonly [key: string]: unknown };
+  /** Required since schema 2 (`{}` for a schema-1 event written without it). */
+  readonly evidence: { readonly [key: string]: unknown };
 }
 
 export interface JournalRecoveryAbandonedData {
   readonly runId: string;
   readonly at: number;
   readonly reason: string;
+}
+
+/**
+ * The session's personal content was erased (crypto-shredding): its data key is destroyed, so the content of its
+ * sealed events can no longer be read; every other field (ids, roles, seqs, times, types) and the hash chain stay.
+ * Plain (never sealed) and the last event of the stream: nothing is appended after it.
+ */
+export interface SessionErasedData {
+  readonly at: number;
+  readonly reason: string;
+  /** The API key that asked for it (`admin`, a key id), or the retention sweep (`retention`). */
+  readonly requestedBy: string;
+  /** Which data key was destroyed (null: the session had none, its content was never sealed). */
+  readonly dataKeyId: string | null;
 }
 
 export type SessionStarted = DomainEvent<'SessionStarted', SessionStartedData>;
@@ -86,6 +101,7 @@ export type SessionCompressed = DomainEvent<'SessionCompressed', SessionCompress
 export type TurnInterrupted = DomainEvent<'TurnInterrupted', TurnInterruptedData>;
 export type TurnRecoveredFromAgentStore = DomainEvent<'TurnRecoveredFromAgentStore', TurnRecoveredFromAgentStoreData>;
 export type JournalRecoveryAbandoned = DomainEvent<'JournalRecoveryAbandoned', JournalRecoveryAbandonedData>;
+export type SessionErased = DomainEvent<'SessionErased', SessionErasedData>;
 
 export type SessionEvent =
   | SessionStarted
@@ -98,7 +114,8 @@ export type SessionEvent =
   | SessionCompressed
   | TurnInterrupted
   | TurnRecoveredFromAgentStore
-  | JournalRecoveryAbandoned;
+  | JournalRecoveryAbandoned
+  | SessionErased;
 
 export type SessionEventType = SessionEvent['type'];
 
@@ -118,4 +135,5 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = [
   'TurnInterrupted',
   'TurnRecoveredFromAgentStore',
   'JournalRecoveryAbandoned',
+  'SessionErased',
 ];

@@ -94,6 +94,15 @@ export interface SessionState {
   readonly interruptedRuns: readonly string[];
   /** The run of the latest submitted or decided turn. */
   readonly latestRunId: string | null;
+  /** Set by `SessionErased`: the content is gone for good and the session takes nothing more. */
+  readonly erased: ErasureRecord | null;
+}
+
+export interface ErasureRecord {
+  readonly at: number;
+  readonly reason: string;
+  readonly requestedBy: string;
+  readonly dataKeyId: string | null;
 }
 
 /** The stored run (journal in chunks): what the fold and the deciders read. */
@@ -135,5 +144,6 @@ export function initialSessionState(): SessionState {
     runs: emptyRunTable(),
     interruptedRuns: [],
     latestRunId: null,
+    erased: null,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idSchema, journalEventSchema } from '../events/row.schemas.js';
-import { journalRecoveryAbandonedDataSchema, messagesRecordedDataSchema, sessionCompressedDataSchema, sessionStartedDataSchema, stateRowsObservedDataSchema, transcriptTruncatedDataSchema, turnInterruptedDataSchema, turnRecoveredFromAgentStoreDataSchema, turnSettledDataSchema, userMessageSubmittedDataSchema } from '../events/session-event.schemas.js';
+import { journalRecoveryAbandonedDataSchema, messagesRecordedDataSchema, sessionCompressedDataSchema, sessionErasedDataSchema, sessionStartedDataSchema, stateRowsObservedDataSchema, transcriptTruncatedDataSchema, turnInterruptedDataSchema, turnRecoveredFromAgentStoreDataSchema, turnSettledDataSchema, userMessageSubmittedDataSchema } from '../events/session-event.schemas.js';
 import type { SessionEvent } from '../events/session.events.js';
 
 /** `POST /v1/sessions/{id}/runs/{runId}/journal`: 1..1000 events, one `JournalEventRecorded` per new seq. */
@@ -22,6 +22,7 @@ export const sessionCommandSchemas = {
   InterruptTurn: turnInterruptedDataSchema,
   RecoverTurnFromAgentStore: turnRecoveredFromAgentStoreDataSchema,
   AbandonJournalRecovery: journalRecoveryAbandonedDataSchema,
+  EraseSession: sessionErasedDataSchema,
 } as const;
 
 type CommandSchemas = typeof sessionCommandSchemas;

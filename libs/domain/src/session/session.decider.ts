@@ -14,6 +14,11 @@ import { decideTurnCommand } from './turn.decider.js';
  * its natural key), or a thrown DomainError. Pure; the state is the fold of the stream the decision is made on.
  */
 export function decide(command: SessionCommand, state: SessionState): Decision {
+  if (state.erased !== null) {
+    // Erasing again answers as the first erasure did; anything else is refused: an erased session takes nothing.
+    if (command.type === 'EraseSession') return DUPLICATE;
+    throw new DomainError('SESSION_ERASED', `the session was erased (${state.erased.reason})`);
+  }
   switch (command.type) {
     case 'StartSession': {
       const data = validated(schemas.StartSession, command.data);
@@ -66,6 +71,11 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
         ]);
       }
       return appendEvents({ type: 'SessionCompressed', data });
+    }
+    case 'EraseSession': {
+      const data = validated(schemas.EraseSession, command.data);
+      requireSession(state);
+      return appendEvents({ type: 'SessionErased', data });
     }
     default:
       return decideTurnCommand(command, state);

@@ -3,7 +3,7 @@ import { carryProof } from '../fast-path/fix-point.proof.js';
 import { advanceWatermark, ownRun, touch, type Draft } from '../session-state/draft.js';
 import { Transient } from '../session-state/transient.js';
 import { addSeqToRanges, insertJournalEvent, journalEventOf } from '../journal/journal-chunks.js';
-import { storedRunOf, type SessionState } from '../session-state/session.state.js';
+import { initialSessionState, storedRunOf, type SessionState } from '../session-state/session.state.js';
 import { upsertStateRow } from '../session-state/state-rows.js';
 import {
   onTranscriptTruncated,
@@ -116,6 +116,18 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       return onTurnRecoveredFromAgentStore(transient, draft, event.data);
     case 'TranscriptTruncated':
       return onTranscriptTruncated(transient, draft, event.data);
+    case 'SessionErased': {
+      if (draft.erased !== null) return;
+      const { at, reason, requestedBy, dataKeyId } = event.data;
+      touch(draft, at);
+      // Everything the content made is dropped with it: the state keeps the session's identity, times and
+      // lineage only. A fold of the events as sealed content reads them after the erasure (content empty) reaches
+      // the same state as the fold that held the content, so the read models written either way agree.
+      const kept = { version: draft.version, sessionId: draft.sessionId, parentSessionId: draft.parentSessionId, createdAt: draft.createdAt };
+      const lineage = { archived: draft.archived, childSessionId: draft.childSessionId, lastActivityAt: draft.lastActivityAt };
+      Object.assign(draft, initialSessionState(), kept, lineage, { erased: { at, reason, requestedBy, dataKeyId } });
+      return;
+    }
     default:
       return;
   }

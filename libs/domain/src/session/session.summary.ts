@@ -13,10 +13,11 @@ function countMarkers(markers: readonly Marker[]): MarkerCounts {
 }
 
 /**
- * archived (a compressed parent) › pending (a turn submitted, not settled or decided) › recovering (a marker
+ * erased (its content destroyed) › archived (a compressed parent) › pending (a turn submitted, not settled or decided) › recovering (a marker
  * waits for its journal) › interrupted (the latest turn ended in a marker) › active.
  */
 function statusOf(state: SessionState, markers: readonly Marker[], counts: MarkerCounts): SessionStatus {
+  if (state.erased !== null) return 'erased';
   if (state.archived) return 'archived';
   if (state.pending !== null) return 'pending';
   if (counts.pending > 0) return 'recovering';

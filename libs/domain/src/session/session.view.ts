@@ -2,7 +2,7 @@ import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import type { PendingTurnView } from '../session-state/session.state.js';
 
 /** Session status for list filters, in precedence order (http-api "GET /v1/sessions?status="). */
-export type SessionStatus = 'archived' | 'pending' | 'recovering' | 'interrupted' | 'active';
+export type SessionStatus = 'erased' | 'archived' | 'pending' | 'recovering' | 'interrupted' | 'active';
 
 export interface MarkerCounts {
   /** Markers still waiting for their journal (`pending_journal`). */

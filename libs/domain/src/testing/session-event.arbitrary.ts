@@ -53,7 +53,7 @@ const stepArbs = [
     type: 'TurnInterrupted',
     data: { runId: runId ?? null, cause: 'process_restart', detectedAt: time, evidence: { now: time } },
   })),
-  fc.constantFrom(...runIds).map((runId): Step => (time) => ({ type: 'TurnRecoveredFromAgentStore', data: { runId, detectedAt: time } })),
+  fc.constantFrom(...runIds).map((runId): Step => (time) => ({ type: 'TurnRecoveredFromAgentStore', data: { runId, detectedAt: time, evidence: {} } })),
   fc.constantFrom(...runIds).map((runId): Step => (time) => ({ type: 'JournalRecoveryAbandoned', data: { runId, at: time, reason: 'gave up' } })),
 ] as const;
 
@@ -181,7 +181,7 @@ const agentStepArbs = [
         const decision: SessionEvent =
           cause === 'interrupted'
             ? { type: 'TurnInterrupted', data: { runId: id, cause: 'process_restart', detectedAt: time + 5, evidence: { now: time + 5 } } }
-            : { type: 'TurnRecoveredFromAgentStore', data: { runId: id, detectedAt: time + 5 } };
+            : { type: 'TurnRecoveredFromAgentStore', data: { runId: id, detectedAt: time + 5, evidence: {} } };
         return [
           { type: 'UserMessageSubmitted', data: { runId: id, text, attachments: [], source: null, submittedAt: time } },
           journal(1, 'token', time + 1),

@@ -62,7 +62,7 @@ export const interrupted = (
 
 export const recoveredFromAgentStore = (runId: string, detectedAt: number): SessionEvent => ({
   type: 'TurnRecoveredFromAgentStore',
-  data: { runId, detectedAt },
+  data: { runId, detectedAt, evidence: {} },
 });
 
 export const abandoned = (runId: string, at: number): SessionEvent => ({

@@ -1,0 +1,66 @@
+import type { SessionEventType } from './session.events.js';
+
+/**
+ * Which fields of an event are personal content: what a user, the model or a tool said (texts, rows, reasoning,
+ * tool arguments and results, attachments, titles, journal payloads, decision evidence). They are stored sealed
+ * with the session's data key and are what an erasure destroys. Every other field (ids, run ids, seqs, causes,
+ * counts, times) stays plain: ordering, idempotency and the recovery supervisor read them without a key.
+ * A row travels whole inside `rows` (its id and role with it): nothing reads a stored row without folding it.
+ */
+export const CONTENT_FIELDS: { readonly [Type in SessionEventType]: readonly string[] } = {
+  SessionStarted: ['title'],
+  MessagesRecorded: ['rows'],
+  UserMessageSubmitted: ['text', 'attachments'],
+  TurnSettled: ['rows'],
+  JournalEventRecorded: ['payload'],
+  StateRowsObserved: ['rows'],
+  TranscriptTruncated: [],
+  SessionCompressed: [],
+  TurnInterrupted: ['evidence'],
+  TurnRecoveredFromAgentStore: ['evidence'],
+  JournalRecoveryAbandoned: [],
+  SessionErased: [],
+};
+
+/** What an erased content field reads as: the field's empty value, so an erased event still folds. */
+const ERASED_VALUE: { readonly [field: string]: unknown } = {
+  title: null,
+  rows: [],
+  text: '',
+  attachments: [],
+  payload: {},
+  evidence: {},
+};
+
+type Data = { readonly [key: string]: unknown };
+
+const fieldsOf = (type: string): readonly string[] => (CONTENT_FIELDS as { readonly [type: string]: readonly string[] | undefined })[type] ?? [];
+
+/** Whether an event of this type carries content (an unknown type is treated as carrying none). */
+export const carriesContent = (type: string): boolean => fieldsOf(type).length > 0;
+
+/**
+ * An event's data split in two: `plain` without its content fields, and `content` with only them (null when it
+ * has none). `joinContent(plain, content)` gives back an object equal to `data` as canonical JSON.
+ */
+export function splitContent(type: string, data: Data): { readonly plain: Data; readonly content: Data | null } {
+  const fields = fieldsOf(type);
+  let content: Record<string, unknown> | null = null;
+  const plain: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    if (fields.includes(key)) (content ??= {})[key] = data[key];
+    else plain[key] = data[key];
+  }
+  return { plain, content };
+}
+
+export function joinContent(plain: Data, content: Data | null): Data {
+  return content === null ? plain : { ...plain, ...content };
+}
+
+/** The content an erased event reads with: each content field of its type at its empty value. */
+export function erasedContentOf(type: string): Data {
+  const out: Record<string, unknown> = {};
+  for (const field of fieldsOf(type)) out[field] = ERASED_VALUE[field] ?? null;
+  return out;
+}
