@@ -24,6 +24,7 @@ const moduleNameMapper = {
   ...Object.fromEntries(libs.map((lib) => [`^#${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
   '^#domain/replay$': '<rootDir>/libs/domain/src/replay.ts',
   '^#event-store/hash$': '<rootDir>/libs/event-store/src/event-hash.ts',
+  '^#event-store/seal$': '<rootDir>/libs/event-store/src/sealing/content-seal.ts',
   '^#migrations$': '<rootDir>/migrations/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

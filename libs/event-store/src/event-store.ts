@@ -179,6 +179,8 @@ export interface StreamDataEvent {
   readonly version: number;
   readonly type: string;
   readonly data: unknown;
+  /** The schema version it was written with (`metadata.schema`; null: 1). */
+  readonly schema?: number | null;
 }
 
 export interface StreamHead {

@@ -121,7 +121,12 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async readStreamData(streamId: string, range: { from?: number; to?: number } = {}): Promise<StreamDataEvent[]> {
-    return (await this.readStream(streamId, range)).map(({ version, type, data }) => ({ version, type, data }));
+    return (await this.readStream(streamId, range)).map(({ version, type, data, metadata }) => ({
+      version,
+      type,
+      data,
+      schema: typeof metadata.schema === 'number' ? metadata.schema : null,
+    }));
   }
 
   async readAll(options: ReadLogOptions = {}): Promise<ReadAllResult> {

@@ -13,3 +13,17 @@ export { InlineProjectionError } from './inline-projection.error.js';
 export { advanceCursor, cursorPassed, mergeCursors, parseCursor } from './log-cursor.js';
 export { acrossSessions, allowFanOut, type DatabaseEngine, detectEngine, engineOf, lockConnection, queryAcrossSessions } from './database-engine.js';
 export { atNode, type NodeAddress } from './node-router.js';
+export {
+  type DataKey,
+  isSealed,
+  openSnapshotText,
+  readableEventData,
+  SEALED_FIELD,
+  sealEventData,
+  sealSnapshotText,
+  storedSchemaOf,
+} from './sealing/content-seal.js';
+export { MasterKeys, masterKeyIdOf, newMasterKeyText, parseMasterKey, type MasterKey } from './sealing/master-keys.js';
+export { KEY_TABLE_DDL, SessionErasedError, SessionKeyring, type KeyringOptions } from './sealing/session-keyring.js';
+export { sealEventStore, type ReadableStoredEvent } from './sealing/sealing-event-store.js';
+export { keyringFromSettings, keystoreUrlFor, openKeyring, resolveMasterKeys, type MasterKeySettings, type SealingSettings } from './sealing/keystore.js';

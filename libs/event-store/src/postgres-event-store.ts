@@ -390,7 +390,7 @@ export class PostgresEventStore implements EventStore {
     // float8: a JavaScript number as pg parses it, exact for every version a stream can reach (int8 comes as text).
     const result = await this.pool.query<StreamDataEvent>({
       name: 'chronicle_read_stream_data',
-      text: `SELECT e.version::float8 AS version, e.type, e.data FROM events e
+      text: `SELECT e.version::float8 AS version, e.type, e.data, (e.metadata->>'schema')::int AS schema FROM events e
               WHERE e.stream_id = $1 AND e.version >= $2 AND ($3::bigint IS NULL OR e.version <= $3::bigint)
               ORDER BY e.version`,
       values: [streamId, range.from ?? 1, range.to ?? null],

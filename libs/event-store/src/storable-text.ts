@@ -18,7 +18,7 @@ export class UnstorableTextError extends Error {
 }
 
 /** Only a text holding a `\u` escape can hold either (most hold none, and `includes` is far cheaper than the pattern). */
-const unstorable = (text: string): boolean => text.includes('\\u') && UNSTORABLE_ESCAPE.test(text);
+export const unstorable = (text: string): boolean => text.includes('\\u') && UNSTORABLE_ESCAPE.test(text);
 
 export function assertStorable(
   streamId: string,

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { engineOf, PostgresEventStore, type PostgresEventStoreOptions } from '#event-store';
+import { engineOf, PostgresEventStore, type PostgresEventStoreOptions, sealEventStore, type SessionKeyring } from '#event-store';
 import { liveNotifyProjection } from './live/live-notify.projection.js';
 import { sessionSummaryProjection } from './session-summary/session-summary.projection.js';
 
@@ -9,6 +9,8 @@ export interface SessionEventStoreOptions extends Omit<PostgresEventStoreOptions
    * where nothing can listen (a benchmark of the bare write path).
    */
   readonly live?: boolean;
+  /** Seals each session's content with its data key (`sealEventStore`); absent or null: content stored plain. */
+  readonly keyring?: SessionKeyring | null;
 }
 
 /**
@@ -18,11 +20,12 @@ export interface SessionEventStoreOptions extends Omit<PostgresEventStoreOptions
  * server or a Citus cluster) is read from the database.
  */
 export async function createSessionEventStore(pool: pg.Pool, options: SessionEventStoreOptions = {}): Promise<PostgresEventStore> {
-  const { live = true, ...rest } = options;
-  return new PostgresEventStore(pool, {
+  const { live = true, keyring = null, ...rest } = options;
+  const store = new PostgresEventStore(pool, {
     ...rest,
     // A Citus cluster with the tables distributed takes the routed append; one server, the fused one.
     engine: rest.engine ?? (await engineOf(pool)),
     inline: live ? [sessionSummaryProjection, liveNotifyProjection] : [sessionSummaryProjection],
   });
+  return keyring === null ? store : sealEventStore(store, keyring);
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { journalSpansOf, type SessionEvent, type SessionState, storedFormOf, withJournalsFromEvents } from '#domain';
-import type { EventStore } from '#event-store';
+import { type EventStore, openSnapshotText, sealSnapshotText, type SessionKeyring } from '#event-store';
 
 /**
  * Bump when the fold state's shape changes: older snapshots are then ignored (and rebuilt from events),
@@ -47,17 +47,36 @@ export async function withStreamJournals(store: EventStore, streamId: string, st
 
 /** Projection state stored off the hot path (`session_snapshots`). */
 export class SnapshotStore {
-  constructor(private readonly pool: pg.Pool) {}
+  /** With a keyring, a session's snapshots are sealed with its data key (a snapshot holds its transcript). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly keyring: SessionKeyring | null = null,
+  ) {}
+
+  /** A stored snapshot's state text, opened: null when it is sealed and the session's key is gone (erased). */
+  async openText(streamId: string, stored: string): Promise<string | null> {
+    if (!stored.startsWith('{"sealed":')) return stored;
+    const key = this.keyring === null ? null : await this.keyring.keyFor(streamId);
+    return openSnapshotText(key?.key ?? null, streamId, stored);
+  }
+
+  /** Drops every snapshot of the stream (an erasure: they hold its content). */
+  async purge(streamId: string): Promise<number> {
+    return (await this.pool.query('DELETE FROM session_snapshots WHERE stream_id = $1', [streamId])).rowCount ?? 0;
+  }
 
   async latest(streamId: string, atOrBefore?: number): Promise<Snapshot | null> {
     const result = await this.pool.query(
-      `SELECT s.version::text AS version, s.state FROM session_snapshots s
+      `SELECT s.version::text AS version, s.state::text AS state FROM session_snapshots s
         WHERE s.stream_id = $1 AND s.schema_version = $2 AND ($3::bigint IS NULL OR s.version <= $3::bigint)
         ORDER BY s.version DESC LIMIT 1`,
       [streamId, SNAPSHOT_SCHEMA_VERSION, atOrBefore ?? null],
     );
     const row = result.rows[0];
-    return row ? { version: Number(row.version), state: row.state as SessionState } : null;
+    if (!row) return null;
+    const text = await this.openText(streamId, row.state as string);
+    // A snapshot that cannot be opened is no snapshot: the state is folded from the events instead.
+    return text === null ? null : { version: Number(row.version), state: JSON.parse(text) as SessionState };
   }
 
   async latestVersion(streamId: string): Promise<number> {
@@ -73,6 +92,8 @@ export class SnapshotStore {
    * of the stream (time travel folds from the nearest one below).
    */
   async save(streamId: string, version: number, state: SessionState): Promise<void> {
+    const key = this.keyring === null ? null : await this.keyring.keyFor(streamId);
+    const text = sealSnapshotText(key?.key ?? null, streamId, JSON.stringify(storedFormOf(state)));
     await this.pool.query(
       `WITH saved AS (
          INSERT INTO session_snapshots (stream_id, version, schema_version, state)
@@ -81,7 +102,7 @@ export class SnapshotStore {
        DELETE FROM session_snapshots WHERE stream_id = $1 AND version < (
          SELECT min(version) FROM (SELECT version FROM session_snapshots WHERE stream_id = $1
                                    ORDER BY version DESC LIMIT 2) newest)`,
-      [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(storedFormOf(state))],
+      [streamId, version, SNAPSHOT_SCHEMA_VERSION, text],
     );
   }
 }

@@ -61,7 +61,7 @@ export function checkAgentStore(state: SessionState, shownView: SessionView, det
     promptMatch: null,
   };
   if (pending === null || state.stateRows.every((row) => row.active === false)) return none;
-  const adopted = render(evolve(state, { type: 'TurnRecoveredFromAgentStore', data: { runId: pending.runId, detectedAt } })).display;
+  const adopted = render(evolve(state, { type: 'TurnRecoveredFromAgentStore', data: { runId: pending.runId, detectedAt, evidence: {} } })).display;
   const isPrompt = (row: MessageRow): boolean => promptMatchOf(row, pending) !== null;
   const promptShown = shown.filter(isPrompt).length;
   const promptAdopted = adopted.filter(isPrompt).length;

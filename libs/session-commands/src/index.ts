@@ -3,3 +3,4 @@ export { SessionWriter, type SessionWriterOptions, type WriteDecision,
 export { executeSessionCommand } from './session-command.js';
 export { compressSession, type CompressResult, type CompressSessionData } from './compress-session.js';
 export { recordJournalParts } from './journal-parts.js';
+export { eraseSession, type EraseResult, type EraseSessionRequest } from './erase-session.js';

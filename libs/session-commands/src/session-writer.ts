@@ -1,4 +1,4 @@
-import { DomainError, evolveAll, fromSessionStreamId, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
+import { DomainError, evolveAll, fromSessionStreamId, schemaStampOf, type SessionEvent, type SessionState, toSessionStreamId } from '#domain';
 import { type AppendResult, ConcurrencyError, type Durability, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
 import { type LoadedState, type SessionAppendContext, SessionViews, toDomainEvent } from '#read-models';
 
@@ -110,14 +110,20 @@ export class SessionWriter {
    * Appends events decided elsewhere (an import of exported streams) at `expectedVersion`, through the same
    * fold and inline projections as a decided write; a stream that is not a session's is appended as it is.
    */
-  async appendRecorded(streamId: string, events: readonly NewEvent[], expectedVersion: number): Promise<AppendResult> {
+  async appendRecorded(
+    streamId: string,
+    events: readonly NewEvent[],
+    expectedVersion: number,
+    /** The events as a fold reads them, when `events` are stored forms (sealed content: an import); default `events`. */
+    readable: readonly NewEvent[] = events,
+  ): Promise<AppendResult> {
     const sessionId = fromSessionStreamId(streamId);
     if (sessionId === null) return this.store.append(streamId, events, { expectedVersion });
     let loaded = await this.views.loadLatest(sessionId);
     if (loaded.version !== expectedVersion && !loaded.fresh) loaded = await this.views.load(sessionId);
     // One fold for the whole batch: it owns its intermediate states, so a journal chunk is copied once, not per event.
     const state: SessionState =
-      loaded.version === expectedVersion ? evolveAll(loaded.state, events.map((event) => toDomainEvent(event) as SessionEvent)) : loaded.state;
+      loaded.version === expectedVersion ? evolveAll(loaded.state, readable.map((event) => toDomainEvent(event) as SessionEvent)) : loaded.state;
     // A mismatch fails the append's version check below; the state handed along is then never committed.
     const result = await this.store.append(streamId, events, { expectedVersion, context: { state } satisfies SessionAppendContext });
     this.views.remember(sessionId, result.version, state);
@@ -138,11 +144,17 @@ export class SessionWriter {
     const metadata = requestId ? { requestId } : {};
     const result = await this.store.append(
       toSessionStreamId(sessionId),
-      decision.events.map((event) => ({ type: event.type, data: event.data, metadata })),
+      // An event of a type past schema 1 says its version (`schemaStampOf`), so a later Chronicle upcasts it right.
+      decision.events.map((event) => ({ type: event.type, data: event.data, metadata: stamped(event.type, metadata) })),
       { expectedVersion: loaded.version, idempotencyKeys: keys, context, durability },
     );
     this.views.remember(sessionId, result.version, state);
     this.options.onCommitted?.(sessionId, result.version);
     return { version: result.version, durable: result.durable };
   }
+}
+
+function stamped(type: string, metadata: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const stamp = schemaStampOf(type);
+  return stamp.schema === undefined ? metadata : { ...metadata, ...stamp };
 }

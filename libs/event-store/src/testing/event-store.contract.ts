@@ -124,12 +124,14 @@ export function eventStoreContract(
       expect(events.map((e) => e.version)).toEqual([2, 3]);
     });
 
-    it('reads what a fold needs (version, type, data) as readStream has it, for a range and for the whole stream', async () => {
+    it('reads what a fold needs (version, type, data, schema version) as readStream has it, for a range and for the whole stream', async () => {
       const id = streamId('data');
-      await store.append(id, [ev(1), ev(2), ev(3), ev(4)]);
+      await store.append(id, [ev(1), ev(2), { ...ev(3), metadata: { schema: 2 } }, ev(4)]);
       const full = await store.readStream(id);
-      expect(await store.readStreamData(id)).toEqual(full.map(({ version, type, data }) => ({ version, type, data })));
-      expect(await store.readStreamData(id, { from: 2, to: 3 })).toEqual(full.slice(1, 3).map(({ version, type, data }) => ({ version, type, data })));
+      const asData = ({ version, type, data, metadata }: StoredEvent) => ({ version, type, data, schema: typeof metadata.schema === 'number' ? metadata.schema : null });
+      expect(await store.readStreamData(id)).toEqual(full.map(asData));
+      expect((await store.readStreamData(id)).map((e) => e.schema)).toEqual([null, null, 2, null]);
+      expect(await store.readStreamData(id, { from: 2, to: 3 })).toEqual(full.slice(1, 3).map(asData));
       expect(await store.readStreamData(id, { from: 5 })).toEqual([]);
       expect(await store.readStreamData(streamId('data-none'))).toEqual([]);
     });

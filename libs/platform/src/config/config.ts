@@ -34,6 +34,14 @@ const envSchema = z.object({
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_CORS_ORIGINS: z.string().optional(),
+  /** Content sealed at rest with per-session data keys (README "Personal data"); `off` stores it plain. */
+  CHRONICLE_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  CHRONICLE_MASTER_KEY: z.string().optional(),
+  CHRONICLE_MASTER_KEY_PREVIOUS: z.string().optional(),
+  CHRONICLE_KEYSTORE_URL: z.string().url().optional(),
+  /** Sessions untouched for this many days are erased in the background; 0 (the default) = never. */
+  CHRONICLE_RETENTION_DAYS: z.coerce.number().min(0).default(0),
+  CHRONICLE_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
 });
 
 export interface ChronicleConfig {
@@ -68,6 +76,17 @@ export interface ChronicleConfig {
   readonly answerCacheBytes: number;
   /** Exact origins a browser page may call from (CORS); empty = no CORS headers. */
   readonly corsOrigins: readonly string[];
+  /** Whether content is sealed with per-session data keys. */
+  readonly encryption: boolean;
+  /** The key-encryption key (base64 of 32 bytes); unset: the one kept in the data folder. */
+  readonly masterKey: string | undefined;
+  /** Earlier master keys still accepted to unwrap data keys until `chronicle keys rotate` re-wraps them. */
+  readonly previousMasterKeys: readonly string[];
+  /** The key table's database; unset: `<database>_keys` on the events' server. */
+  readonly keystoreUrl: string | undefined;
+  readonly retentionDays: number;
+  /** How often the retention sweep looks for sessions past the period. */
+  readonly retentionIntervalMs: number;
 }
 
 /** A bad setting: the service stops at once with this one line (no stack), before anything starts. */
@@ -121,5 +140,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
     viewCacheBytes: e.CHRONICLE_VIEW_CACHE_BYTES,
     corsOrigins,
+    encryption: e.CHRONICLE_ENCRYPTION === 'on',
+    masterKey: e.CHRONICLE_MASTER_KEY,
+    previousMasterKeys: (e.CHRONICLE_MASTER_KEY_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== ''),
+    keystoreUrl: e.CHRONICLE_KEYSTORE_URL,
+    retentionDays: e.CHRONICLE_RETENTION_DAYS,
+    retentionIntervalMs: e.CHRONICLE_RETENTION_INTERVAL_MS,
   };
 }

@@ -152,6 +152,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly retentionErased = new Counter({
+    name: 'chronicle_retention_erased_total',
+    help: 'Sessions the retention sweep erased (untouched for CHRONICLE_RETENTION_DAYS)',
+    registers: [this.registry],
+  });
+
+  readonly retentionDue = new Gauge({
+    name: 'chronicle_retention_due',
+    help: 'Sessions past the retention period and not erased yet, as the last sweep counted them',
+    registers: [this.registry],
+  });
+
   readonly auditChainBreaks = new Counter({
     name: 'chronicle_audit_chain_breaks_total',
     help: 'Sessions the continuous auditor found with a broken hash chain',

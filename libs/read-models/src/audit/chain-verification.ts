@@ -11,6 +11,8 @@ export interface ChainLink {
    * data was stored as json, or one edited in the table) is canonicalized from `data` and hashed again.
    */
   readonly text?: string;
+  /** The data as stored, when the reader opened sealed content into `data` (`ReadableStoredEvent`): what the link hashed. */
+  readonly storedData?: unknown;
 }
 
 export interface StreamHeadLink {
@@ -32,7 +34,7 @@ export function fastLinkHash(previous: string, event: ChainLink): string | null 
     const stored = chainLink(previous, event.version, event.type, event.text);
     if (stored === event.hash) return stored;
   }
-  return canonicalLinkHash(previous, event.version, event.type, () => event.data);
+  return canonicalLinkHash(previous, event.version, event.type, () => (event.storedData !== undefined ? event.storedData : event.data));
 }
 
 /** `fastLinkHash` of a link whose data is still its stored text: parsed only when the text does not hash to the link. */

@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { type SessionState, sha256Hex, toSessionStreamId, withJournalsFromEvents } from '#domain';
+import type { ReadableStoredEvent } from '#event-store';
 import { readJournalSpans, SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 import { type AuditResumePoint, StreamingSessionAudit } from './store/streaming-session-audit.js';
-import { indexPassed, readIndexRow, readSummaryRow } from './stored-read-models.js';
+import { indexPassed, openedSnapshots, readIndexRow, readSummaryRow } from './stored-read-models.js';
 
 /**
  * What an earlier audit established about a session: its head then, and the snapshot rows it compared equal to
@@ -105,7 +106,12 @@ export class IncrementalSessionAudits {
       [streamId, SNAPSHOT_SCHEMA_VERSION, head.version],
     );
     let busy = performance.now();
-    const snapshots = rows.rows.map((row) => ({ ...row, digest: sha256Hex(row.state) }));
+    // The digest is of the text as stored (sealed or not); the state is the opened text. An unreadable one is left out.
+    const opened = await openedSnapshots(this.deps.keyring ?? null, streamId, rows.rows);
+    const snapshots = rows.rows.flatMap((row, i) => {
+      const state = opened[i].state;
+      return state === null ? [] : [{ version: row.version, state, digest: sha256Hex(row.state) }];
+    });
     const record = this.verified.get(streamId);
     let from: (AuditResumePoint & { digest: string }) | undefined;
     if (record && this.resumable(record, head.version)) {
@@ -144,7 +150,7 @@ export class IncrementalSessionAudits {
       from,
       false,
     );
-    audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash })));
+    audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash, storedData: (e as ReadableStoredEvent).storedData })));
     const verdict = withChanged(audit.finish(served.exists && served.version === head.version ? served.view : null), snapshots, start, record);
     this.verified.delete(streamId);
     if (verdict.match) {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { type SessionEvent, type SessionView, toSessionStreamId } from '#domain';
-import type { EventStore } from '#event-store';
+import type { EventStore, SessionKeyring } from '#event-store';
 import { toDomainEvent } from '../session-views.js';
 import { type ChainVerdict, verifyChain } from './chain-verification.js';
 import type { Difference } from './deep-diff.js';
@@ -16,6 +16,8 @@ export interface AuditDeps {
   readonly pool: pg.Pool;
   readonly store: EventStore;
   readonly views: ServedViews;
+  /** Opens sealed snapshots (content sealed at rest); absent or null: snapshots are stored plain. */
+  readonly keyring?: SessionKeyring | null;
 }
 
 export interface SessionAudit {
@@ -30,6 +32,11 @@ export interface SessionAudit {
   readonly match: boolean;
   readonly chain: ChainVerdict;
   readonly differences: readonly Difference[];
+  /**
+   * The session was erased (`SessionErased`): its content is gone by design, so the replay folds it empty; the
+   * chain still verifies over the sealed events, and the read models (which hold no content any more) compare.
+   */
+  readonly erased?: true;
 }
 
 export class AuditSessionNotFoundError extends Error {
@@ -64,7 +71,7 @@ export async function auditSession(deps: AuditDeps, sessionId: string): Promise<
   // Checkpoint before the row: once the checkpoint has passed, any row read afterwards is at least that new.
   const indexCaughtUp = await indexPassed(deps.pool, events.at(-1));
   const [snapshots, summary, index, served] = await Promise.all([
-    readSnapshots(deps.pool, streamId),
+    readSnapshots(deps.pool, streamId, deps.keyring ?? null),
     readSummaryRow(deps.pool, streamId),
     readIndexRow(deps.pool, sessionId),
     deps.views.view(sessionId, version),
@@ -84,5 +91,6 @@ export async function auditSession(deps: AuditDeps, sessionId: string): Promise<
     match: chain.ok && comparison.differences.length === 0,
     chain,
     differences: comparison.differences,
+    ...(events.some((event) => event.type === 'SessionErased') ? { erased: true as const } : {}),
   };
 }

@@ -1,19 +1,31 @@
 import type pg from 'pg';
-import { cursorPassed, type StoredEvent } from '#event-store';
+import { cursorPassed, openSnapshotText, type SessionKeyring, type StoredEvent } from '#event-store';
 import { toSessionStreamId } from '#domain';
 import { readCheckpoint } from '../projection-checkpoints.js';
 import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { StoredIndexRow } from '../session-index/index-row.builder.js';
 
-export async function readSnapshots(pool: pg.Pool, streamId: string) {
-  const result = await pool.query(
+export async function readSnapshots(pool: pg.Pool, streamId: string, keyring: SessionKeyring | null = null) {
+  const result = await pool.query<{ version: string; state: string }>(
     // Qualified: a bare `ORDER BY version` binds to the text output column and sorts '10' before '9'.
-    `SELECT version::text, state FROM session_snapshots
+    `SELECT version::text, state::text AS state FROM session_snapshots
       WHERE stream_id = $1 AND schema_version = $2 ORDER BY session_snapshots.version`,
     [streamId, SNAPSHOT_SCHEMA_VERSION],
   );
-  return result.rows.map((row) => ({ version: Number(row.version), state: row.state as unknown }));
+  const opened = await openedSnapshots(keyring, streamId, result.rows);
+  return opened.map((row) => ({ version: Number(row.version), state: row.state === null ? null : (JSON.parse(row.state) as unknown) }));
+}
+
+/** Snapshot rows with their state texts opened (sealed ones with the session's key; null when it is gone). */
+export async function openedSnapshots<Row extends { readonly state: string }>(
+  keyring: SessionKeyring | null,
+  streamId: string,
+  rows: readonly Row[],
+): Promise<(Omit<Row, 'state'> & { readonly state: string | null })[]> {
+  const sealed = rows.some((row) => row.state.startsWith('{"sealed":'));
+  const key = sealed && keyring !== null ? await keyring.keyFor(streamId) : null;
+  return rows.map((row) => ({ ...row, state: openSnapshotText(key?.key ?? null, streamId, row.state) }));
 }
 
 export async function readSummaryRow(pool: pg.Pool, streamId: string) {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
+import type { DataKey, SessionKeyring } from '#event-store';
 import type { SessionAudit } from '../session-audit.js';
 import type { AuditBatch, StreamPart } from './audit-batch.processor.js';
 import { type AuditLane, defaultWorkerCount, leastBusy, openLanes } from './audit-lanes.js';
@@ -54,7 +55,7 @@ const QUEUE_PER_LANE = 2;
  * batch folded and compared on a worker thread while this thread reads and checks the next. Memory holds a page of heads and a few batches whatever the store's
  * size; only mismatches are kept.
  */
-export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditAllOptions = {}): Promise<AuditReport> {
+export async function auditAll(deps: { readonly pool: pg.Pool; readonly keyring?: SessionKeyring | null }, options: AuditAllOptions = {}): Promise<AuditReport> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const since = options.since ?? null;
@@ -111,7 +112,7 @@ export async function auditAll(deps: { readonly pool: pg.Pool }, options: AuditA
       const heads = await readHeads(deps.pool, after, since, options.pageSize ?? 1000);
       if (heads.length === 0) break;
       after = heads[heads.length - 1].streamId;
-      await auditPage(deps.pool, heads, batchEvents, lanes, prepare, submit, options.cancelled);
+      await auditPage(deps.pool, deps.keyring ?? null, heads, batchEvents, lanes, prepare, submit, options.cancelled);
     }
     await Promise.all(pending);
     if (failure !== null) throw failure;
@@ -138,15 +139,25 @@ interface BatchRead {
  * The page's batches, in order, each a read not yet started: short streams go together, a batch at a time; a
  * long one goes in keyset pages of `batchEvents` events.
  */
-function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: number): Generator<() => Promise<BatchRead>> {
+function* batchesOf(
+  pool: pg.Pool,
+  keyring: SessionKeyring | null,
+  heads: readonly AuditHead[],
+  batchEvents: number,
+): Generator<() => Promise<BatchRead>> {
+  // Each stream's data key goes with its first part, for the fold lane to open its sealed content.
+  const keysOf = async (group: readonly AuditHead[]): Promise<Map<string, DataKey>> =>
+    keyring === null ? new Map() : keyring.keysFor(group.map((h) => h.streamId));
   // Stored models are read per batch, not per page: snapshots hold whole fold states.
-  const beginOf = (h: AuditHead, stored: Map<string, StoredBegin>) => ({
+  const beginOf = (h: AuditHead, stored: Map<string, StoredBegin>, keys: Map<string, DataKey>) => ({
     head: { version: h.version, lastHash: h.lastHash },
+    streamId: h.streamId,
+    dataKey: keys.get(h.streamId)?.key.toString('base64') ?? null,
     ...(stored.get(h.streamId) as StoredBegin),
   });
   const together = (group: AuditHead[]) => async (): Promise<BatchRead> => {
-    const [stored, events] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group)]);
-    return { parts: group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored), end: true })), texts: events.texts, continues: false };
+    const [stored, events, keys] = await Promise.all([readStoredModels(pool, group), readStreams(pool, group), keysOf(group)]);
+    return { parts: group.map((h) => ({ sessionId: h.sessionId, begin: beginOf(h, stored, keys), end: true })), texts: events.texts, continues: false };
   };
   let group: AuditHead[] = [];
   let groupEvents = 0;
@@ -172,13 +183,14 @@ function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: num
       page.read = false;
       const after = page.after;
       yield async () => {
-        const [stored, events] = await Promise.all([
+        const [stored, events, keys] = await Promise.all([
           first ? readStoredModels(pool, [head]) : null,
           readStreamPage(pool, head.streamId, after, head.version, batchEvents),
+          first ? keysOf([head]) : null,
         ]);
         const last = events.count === 0 ? head.version : events.last;
         Object.assign(page, { after: last, end: events.count < batchEvents || last >= head.version, read: true });
-        const part = { sessionId: head.sessionId, ...(stored ? { begin: beginOf(head, stored) } : {}), end: page.end };
+        const part = { sessionId: head.sessionId, ...(stored && keys ? { begin: beginOf(head, stored, keys) } : {}), end: page.end };
         return { parts: [part], texts: events.texts, continues: !first };
       };
     }
@@ -195,6 +207,7 @@ function* batchesOf(pool: pg.Pool, heads: readonly AuditHead[], batchEvents: num
  */
 async function auditPage(
   pool: pg.Pool,
+  keyring: SessionKeyring | null,
   heads: readonly AuditHead[],
   batchEvents: number,
   lanes: readonly AuditLane[],
@@ -202,7 +215,7 @@ async function auditPage(
   submit: Submit,
   cancelled?: () => boolean,
 ): Promise<void> {
-  const reads = batchesOf(pool, heads, batchEvents);
+  const reads = batchesOf(pool, keyring, heads, batchEvents);
   let stopped = false;
   // Called once the batch before was prepared, so batches are prepared (their chains followed) in order.
   const start = (): Promise<{ readonly batch: AuditBatch | null; readonly continues: boolean }> | null => {

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '#domain/replay';
+import { openSnapshotText, readableEventData } from '#event-store/seal';
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
 import type { ChainVerdict } from '../chain-verification.js';
 import type { SessionAudit } from '../session-audit.js';
@@ -13,6 +14,9 @@ export interface StreamPart {
   readonly sessionId: string;
   readonly begin?: {
     readonly head: { readonly version: number; readonly lastHash: string };
+    /** The stream id, and its data key (base64; null when it has none: content stored plain, or erased). */
+    readonly streamId: string;
+    readonly dataKey: string | null;
     readonly snapshots: readonly { readonly version: number; readonly state: string }[];
     readonly summary: { readonly version: number; readonly data: string } | null;
     readonly index: StoredIndexRow | null;
@@ -37,6 +41,8 @@ export interface AuditBatch {
   /** Each event's type, as its index in `typeNames`. */
   readonly types: Uint16Array | Uint32Array;
   readonly typeNames: readonly string[];
+  /** Each event's schema version (`metadata.schema`), upcast from before it is folded. */
+  readonly schemas: Uint16Array;
   readonly data: readonly string[];
 }
 
@@ -69,6 +75,8 @@ function parseSlice(text: string, count: number): readonly unknown[] {
  */
 export class AuditBatchProcessor {
   private readonly open = new Map<string, StreamingSessionAudit>();
+  /** Each open stream's id and data key, for its later parts. */
+  private readonly keys = new Map<string, { readonly streamId: string; readonly key: Buffer | null }>();
 
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
@@ -79,6 +87,7 @@ export class AuditBatchProcessor {
     let sliceIndex = -1;
     batch.parts.forEach((part, p) => {
       const audit = this.auditOf(part);
+      const sealing = this.keyOf(part);
       const end = event + batch.counts[p];
       if (end > total) throw new Error('audit: a batch whose parts count more events than it holds');
       while (event < end) {
@@ -90,7 +99,9 @@ export class AuditBatchProcessor {
         const to = Math.min(end, (k + 1) * DATA_SLICE);
         const events = new Array<SessionEvent>(to - event);
         for (let i = event; i < to; i += 1) {
-          events[i - event] = { type: batch.typeNames[batch.types[i]], data: slice[i - k * DATA_SLICE] } as SessionEvent;
+          const type = batch.typeNames[batch.types[i]];
+          const data = readableEventData(sealing.key, sealing.streamId, type, slice[i - k * DATA_SLICE], batch.schemas[i]);
+          events[i - event] = { type, data } as unknown as SessionEvent;
         }
         audit.feedUnchained(events);
         event = to;
@@ -98,11 +109,23 @@ export class AuditBatchProcessor {
       if (part.end) {
         if (part.chain === undefined) throw new Error(`audit: the last part of ${part.sessionId} came without its chain's verdict`);
         this.open.delete(part.sessionId);
+        this.keys.delete(part.sessionId);
         audits.push(audit.finish(undefined, part.chain));
       }
     });
     if (event !== total) throw new Error('audit: a batch holding events of no part');
     return { id: batch.id, events: total, audits };
+  }
+
+  private keyOf(part: StreamPart): { readonly streamId: string; readonly key: Buffer | null } {
+    if (part.begin) {
+      const sealing = { streamId: part.begin.streamId, key: part.begin.dataKey === null ? null : Buffer.from(part.begin.dataKey, 'base64') };
+      if (!part.end) this.keys.set(part.sessionId, sealing);
+      return sealing;
+    }
+    const sealing = this.keys.get(part.sessionId);
+    if (!sealing) throw new Error(`audit: a later part of ${part.sessionId} came before its first`);
+    return sealing;
   }
 
   private auditOf(part: StreamPart): StreamingSessionAudit {
@@ -112,8 +135,15 @@ export class AuditBatchProcessor {
       if (!open) throw new Error(`audit: a later part of ${part.sessionId} came before its first`);
       return open;
     }
+    const key = begin.dataKey === null ? null : Buffer.from(begin.dataKey, 'base64');
     const audit = new StreamingSessionAudit(part.sessionId, begin.head, {
-      snapshots: begin.snapshots.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })),
+      snapshots: begin.snapshots.map((s) => ({
+        version: s.version,
+        state: () => {
+          const text = openSnapshotText(key, begin.streamId, s.state);
+          return text === null ? null : (JSON.parse(text) as unknown);
+        },
+      })),
       summary: begin.summary && { version: begin.summary.version, data: JSON.parse(begin.summary.data) as unknown },
       index: begin.index,
       indexCaughtUp: begin.indexCaughtUp,

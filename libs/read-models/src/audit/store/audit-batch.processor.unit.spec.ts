@@ -12,12 +12,12 @@ function packed(part: number, sessionId: string, count: number) {
   let previous = '';
   const lines = events.map((event, i) => {
     previous = chainHash(previous, i + 1, event.type, event.data);
-    return [part, i + 1, previous, event.type, canonicalJson(event.data)].join(PACKED_FIELD);
+    return [part, i + 1, previous, event.type, 1, canonicalJson(event.data)].join(PACKED_FIELD);
   });
   return { lines, head: { version: count, lastHash: previous } };
 }
 
-const begin = (head: { version: number; lastHash: string }): StreamPart['begin'] => ({ head, snapshots: [], summary: null, index: null, indexCaughtUp: false });
+const begin = (head: { version: number; lastHash: string }): StreamPart['begin'] => ({ head, streamId: 'unused', dataKey: null, snapshots: [], summary: null, index: null, indexCaughtUp: false });
 
 /** Lines packed as the reader sends them: texts of at most `size` lines (a stream's lines may span texts). */
 const pieces = (lines: readonly string[], size = 100): string[] =>
@@ -32,7 +32,7 @@ function reference(sessionId: string, lines: readonly string[], head: { version:
   const audit = new StreamingSessionAudit(sessionId, head, { snapshots: [], summary: null, index: null, indexCaughtUp: false });
   audit.feed(
     lines.map((line) => {
-      const [, version, hash, type, text] = line.split(PACKED_FIELD) as [string, string, string, string, string];
+      const [, version, hash, type, , text] = line.split(PACKED_FIELD) as [string, string, string, string, string, string];
       return { version: Number(version), hash, type, text, data: JSON.parse(text) as unknown };
     }),
   );

@@ -31,6 +31,7 @@ export class PackedChains {
     const typeIds = new Map<string, number>();
     const typeNames: string[] = [];
     const types: number[] = [];
+    const schemas: number[] = [];
     const data: string[] = [];
     let slice: string[] = [];
     let part = 0;
@@ -48,6 +49,7 @@ export class PackedChains {
         let typeId = typeIds.get(type);
         if (typeId === undefined) typeIds.set(type, (typeId = typeNames.push(type) - 1));
         types.push(typeId);
+        schemas.push(lines.schema);
         slice.push(stored);
         if (slice.length === DATA_SLICE) {
           data.push(`[${slice.join(',')}]`);
@@ -61,7 +63,15 @@ export class PackedChains {
       this.open.delete(p.sessionId);
       return { ...p, chain: chains[i].follower.verdict(chains[i].head) };
     });
-    return { id, parts: chained, counts, types: typeNames.length <= 0xffff ? Uint16Array.from(types) : Uint32Array.from(types), typeNames, data };
+    return {
+      id,
+      parts: chained,
+      counts,
+      types: typeNames.length <= 0xffff ? Uint16Array.from(types) : Uint32Array.from(types),
+      typeNames,
+      schemas: Uint16Array.from(schemas),
+      data,
+    };
   }
 
   private chainOf(part: StreamPart): OpenChain {

@@ -1,6 +1,6 @@
 /**
  * The packed text of a batch's events (`store-audit.reader.ts` builds it in SQL; the reading thread follows its
- * chains and turns it into a fold lane's batch, `PackedChains.toBatch`): a record per event, `part␟version␟hash␟type␟data as stored`,
+ * chains and turns it into a fold lane's batch, `PackedChains.toBatch`): a record per event, `part␟version␟hash␟type␟schema␟data as stored`,
  * fields parted by U+001F and records by U+001E. Valid JSON holds no raw control character, so neither can be
  * in the data; a hash or a type holding one is written as `?` by the reader (an event so edited then matches no
  * link: reported broken).
@@ -45,6 +45,7 @@ export class PackedLines {
   private version = 0;
   private hashAt = 0;
   private typeAt = 0;
+  private schemaAt = 0;
   private dataAt = 0;
 
   constructor(
@@ -61,9 +62,10 @@ export class PackedLines {
     const versionAt = text.indexOf(PACKED_FIELD, this.at) + 1;
     const hashAt = text.indexOf(PACKED_FIELD, versionAt) + 1;
     const typeAt = text.indexOf(PACKED_FIELD, hashAt) + 1;
-    const dataAt = text.indexOf(PACKED_FIELD, typeAt) + 1;
-    if (versionAt === 0 || hashAt === 0 || typeAt === 0 || dataAt === 0 || dataAt > end) {
-      throw new Error('audit: a packed line without its five fields');
+    const schemaAt = text.indexOf(PACKED_FIELD, typeAt) + 1;
+    const dataAt = text.indexOf(PACKED_FIELD, schemaAt) + 1;
+    if (versionAt === 0 || hashAt === 0 || typeAt === 0 || schemaAt === 0 || dataAt === 0 || dataAt > end) {
+      throw new Error('audit: a packed line without its six fields');
     }
     const part = Number(text.slice(this.at, versionAt - 1)) - 1;
     if (!(part >= 0 && part < this.parts)) throw new Error('audit: a packed line names no part of its batch');
@@ -71,6 +73,7 @@ export class PackedLines {
     this.version = Number(text.slice(versionAt, hashAt - 1));
     this.hashAt = hashAt;
     this.typeAt = typeAt;
+    this.schemaAt = schemaAt;
     this.dataAt = dataAt;
     this.end = end;
     this.at = end + 1;
@@ -86,7 +89,12 @@ export class PackedLines {
   }
 
   get type(): string {
-    return this.types.at(this.text, this.typeAt, this.dataAt - 1);
+    return this.types.at(this.text, this.typeAt, this.schemaAt - 1);
+  }
+
+  /** The schema version the event was written with (`metadata.schema`, 1 when absent). */
+  get schema(): number {
+    return Number(this.text.slice(this.schemaAt, this.dataAt - 1)) || 1;
   }
 
   /** The data as stored (the json column's text). */

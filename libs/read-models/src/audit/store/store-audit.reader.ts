@@ -15,7 +15,7 @@ export interface AuditHead {
   readonly lastHash: string;
 }
 
-export type StoredBegin = Omit<NonNullable<StreamPart['begin']>, 'head'>;
+export type StoredBegin = Omit<NonNullable<StreamPart['begin']>, 'head' | 'streamId' | 'dataKey'>;
 
 /** Sessions and events the audit will cover (for progress and ETA); `since` keeps streams changed at or after it. */
 export async function countStreams(pool: pg.Pool, since: Date | null): Promise<{ sessions: number; events: number }> {
@@ -123,7 +123,7 @@ const guarded = (column: string) => `CASE WHEN strpos(${column}, E'\\x1e') = 0 A
  */
 async function packed(pool: pg.Pool, from: string, values: unknown[]): Promise<PackedEvents> {
   const result = await queryAcrossSessions(pool, {
-    text: `SELECT string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, e.data), E'\\x1e' ORDER BY e.version),
+    text: `SELECT string_agg(concat_ws(E'\\x1f', k, e.version, ${guarded('e.hash')}, ${guarded('e.type')}, coalesce(e.metadata->>'schema', '1'), e.data), E'\\x1e' ORDER BY e.version),
                   count(*)::int, max(e.version)::int
              ${from}
             GROUP BY k, (e.version - 1) / ${PACKED_PIECE}
@@ -149,7 +149,7 @@ export function readStreams(pool: pg.Pool, heads: readonly AuditHead[]): Promise
 export function readStreamPage(pool: pg.Pool, streamId: string, after: number, to: number, limit: number): Promise<PackedEvents> {
   return packed(
     pool,
-    `FROM (SELECT 1 AS k, version, hash, type, data FROM events
+    `FROM (SELECT 1 AS k, version, hash, type, metadata, data FROM events
             WHERE stream_id = $1 AND version > $2 AND version <= $3 ORDER BY version LIMIT $4) e`,
     [streamId, after, to, limit],
   );

@@ -147,7 +147,8 @@ export class StreamingSessionAudit {
 
   private result(chain: SessionAudit['chain'], storedHash: string, replayedHash: string, differences: readonly Difference[]): SessionAudit {
     const match = chain.ok && differences.length === 0;
-    return { sessionId: this.sessionId, version: this.version, storedHash, replayedHash, match, chain, differences };
+    const erased = this.state.erased !== null ? { erased: true as const } : {};
+    return { sessionId: this.sessionId, version: this.version, storedHash, replayedHash, match, chain, differences, ...erased };
   }
 
   private advance(events: readonly SessionEvent[]): void {

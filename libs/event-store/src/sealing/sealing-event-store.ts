@@ -1,0 +1,66 @@
+import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllResult, ReadLogOptions, StoredEvent, StreamDataEvent } from '../event-store.js';
+import { carriesContent } from '#domain/replay';
+import { readableEventData, sealEventData, storedSchemaOf } from './content-seal.js';
+import type { SessionKeyring } from './session-keyring.js';
+
+type Data = { readonly [key: string]: unknown };
+
+/** A stored event as the sealing store hands it out: `data` readable, `storedData` what the chain hashed. */
+export interface ReadableStoredEvent extends StoredEvent {
+  /** The data as stored (sealed content), when it differs from `data`: what the hash chain covers. */
+  readonly storedData?: unknown;
+}
+
+/**
+ * The event store with each session's content sealed at rest (content-seal.ts): an append seals its events'
+ * content with the stream's data key (made on the stream's first write) before the store writes and chains
+ * them; every read opens it again and upcasts to the current schema (an erased stream's content reads empty).
+ * Inline projections still receive the writer's fold state (`context`), which is plain.
+ */
+export function sealEventStore<Store extends EventStore>(store: Store, keyring: SessionKeyring): Store {
+  const seal = async (streamId: string, events: readonly NewEvent[]): Promise<readonly NewEvent[]> => {
+    // An append without content (a decision, a truncation, the erasure itself) needs no key.
+    if (!events.some((event) => carriesContent(event.type))) return events;
+    const { key } = await keyring.keyForWrite(streamId);
+    return events.map((event) => ({ ...event, data: sealEventData(key, streamId, event.type, event.data as Data) }));
+  };
+  // A replica that reads a stream's SessionErased drops the key it holds (the writer's replica destroyed it).
+  const heard = (streamId: string, events: readonly { readonly type: string }[]): void => {
+    if (events.some((event) => event.type === 'SessionErased')) keyring.forget(streamId);
+  };
+  const open = (key: Buffer | null, event: StoredEvent): ReadableStoredEvent => {
+    const data = readableEventData(key, event.streamId, event.type, event.data, storedSchemaOf(event.metadata));
+    return data === event.data ? event : { ...event, data, storedData: event.data };
+  };
+  const overrides = {
+    async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
+      return store.append(streamId, await seal(streamId, events), options);
+    },
+    async readStream(streamId: string, range?: { from?: number; to?: number }): Promise<ReadableStoredEvent[]> {
+      const [events, key] = await Promise.all([store.readStream(streamId, range), keyring.keyFor(streamId)]);
+      heard(streamId, events);
+      return events.map((event) => open(key?.key ?? null, event));
+    },
+    async readStreamData(streamId: string, range?: { from?: number; to?: number }): Promise<StreamDataEvent[]> {
+      const [events, key] = await Promise.all([store.readStreamData(streamId, range), keyring.keyFor(streamId)]);
+      heard(streamId, events);
+      return events.map((event) => {
+        const data = readableEventData(key?.key ?? null, streamId, event.type, event.data, event.schema ?? 1);
+        return data === event.data ? event : { ...event, data };
+      });
+    },
+    async readAll(options?: ReadLogOptions): Promise<ReadAllResult> {
+      const page = await store.readAll(options);
+      if (page.events.length === 0) return page;
+      const keys = await keyring.keysFor(page.events.map((event) => event.streamId));
+      return { ...page, events: page.events.map((event) => open(keys.get(event.streamId)?.key ?? null, event)) };
+    },
+  };
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof typeof overrides];
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
