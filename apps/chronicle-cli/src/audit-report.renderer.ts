@@ -17,7 +17,7 @@ export function formatValue(value: unknown): string {
 /** One session's audit, readable: verdict, chain, display hashes and every difference (path, stored, replayed). */
 export function renderSessionAudit(audit: SessionAudit): string {
   const lines = [
-    `session ${audit.sessionId} · version ${audit.version} · ${audit.match ? 'OK' : 'MISMATCH'}`,
+    `session ${audit.sessionId} · version ${audit.version} · ${audit.match ? (audit.erased ? 'OK (erased: content destroyed, chain and read models verified)' : 'OK') : 'MISMATCH'}`,
     `  chain: ${audit.chain.ok ? 'intact' : `BROKEN at version ${audit.chain.firstBrokenVersion}`}`,
     `  display hash: stored ${audit.storedHash || '(none)'}, replayed ${audit.replayedHash || '(none)'}` +
       (audit.storedHash === audit.replayedHash ? ' (equal)' : ''),

@@ -10,7 +10,7 @@ export interface AuditOptions {
   readonly json: boolean;
 }
 
-const depsOf = (db: CliDatabase): AuditDeps => ({ pool: db.pool, store: db.store, views: db.views });
+const depsOf = (db: CliDatabase): AuditDeps => ({ pool: db.pool, store: db.store, views: db.views, keyring: db.keyring });
 
 async function auditOne(db: CliDatabase, io: CliIo, sessionId: string, json: boolean): Promise<number> {
   let audit: SessionAudit;
@@ -31,7 +31,7 @@ async function auditOne(db: CliDatabase, io: CliIo, sessionId: string, json: boo
  */
 async function auditEverything(db: CliDatabase, io: CliIo, json: boolean, since?: Date): Promise<number> {
   const progress = createProgress({ stream: io.stderr, tty: io.progressTty, label: 'audit', unit: 'sessions', now: io.now });
-  const report = await auditAll(depsOf(db), {
+  const report = await auditAll({ pool: db.pool, keyring: db.keyring }, {
     since,
     onProgress: (p) => progress.tick(p.sessions - progress.count, p.total),
   });

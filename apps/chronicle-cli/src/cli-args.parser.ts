@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { ID_PATTERN } from '#domain';
 import { CliError, EXIT } from './cli-io.js';
 
-export type CommandName = 'replay' | 'export' | 'import' | 'import-hermes' | 'audit' | 'rebuild';
-export const COMMANDS: readonly CommandName[] = ['replay', 'export', 'import', 'import-hermes', 'audit', 'rebuild'];
+export type CommandName = 'replay' | 'export' | 'import' | 'import-hermes' | 'audit' | 'rebuild' | 'rotate-keys';
+export const COMMANDS: readonly CommandName[] = ['replay', 'export', 'import', 'import-hermes', 'audit', 'rebuild', 'rotate-keys'];
 
 interface CommandSpec {
   readonly positionals: readonly string[];
@@ -20,6 +20,7 @@ const SPECS: Readonly<Record<CommandName, CommandSpec>> = {
   },
   audit: { positionals: [], options: { session: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } } },
   rebuild: { positionals: ['NAME'], options: {} },
+  'rotate-keys': { positionals: [], options: {} },
 };
 
 export type ParsedArgs =
@@ -36,7 +37,8 @@ export type ParsedArgs =
       readonly json: boolean;
     }
   | { readonly kind: 'audit'; readonly sessionId?: string; readonly since?: Date; readonly json: boolean }
-  | { readonly kind: 'rebuild'; readonly name: string };
+  | { readonly kind: 'rebuild'; readonly name: string }
+  | { readonly kind: 'rotate-keys' };
 
 /** One line: what is wrong, and the help to read. */
 const usage = (message: string, command?: CommandName): CliError =>
@@ -159,5 +161,7 @@ function build(command: CommandName, positionals: string[], options: Record<stri
     }
     case 'rebuild':
       return { kind: command, name: positionals[0] };
+    case 'rotate-keys':
+      return { kind: command };
   }
 }

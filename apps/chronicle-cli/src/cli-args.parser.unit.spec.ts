@@ -68,7 +68,7 @@ describe('parseCliArgs (node:util parseArgs, strict)', () => {
     expect(usageError(['audit', '--since', '2026-02-30'])).toContain('--since must be an ISO 8601');
     expect(usageError(['audit', '--since', '2026-01-31', '--session', 's'])).toContain('--since and --session cannot be combined');
     expect(usageError(['replay'])).toBe("missing ID (see 'chronicle replay --help')");
-    expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, import-hermes, audit, rebuild)");
+    expect(usageError(['nope'])).toContain("unknown command 'nope' (commands: replay, export, import, import-hermes, audit, rebuild, rotate-keys)");
     expect(usageError(['replay', 'demo', '--at', '0'])).toContain("--at must be a positive integer, got '0'");
     expect(usageError(['replay', 'demo', '--at', '1.5'])).toContain('--at must be a positive integer');
     expect(usageError(['replay', 'demo', '--at'])).toContain("option '--at' needs a value");

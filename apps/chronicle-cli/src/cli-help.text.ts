@@ -58,6 +58,11 @@ Exit 1 when any session mismatches.
   rebuild: `Usage: chronicle rebuild NAME
 
 Rebuilds read model NAME from the log beside the live one, switches atomically, drops the old one.`,
+  'rotate-keys': `Usage: chronicle rotate-keys
+
+Re-wraps every session data key under the current master key (CHRONICLE_MASTER_KEY), unwrapping with the
+earlier ones listed in CHRONICLE_MASTER_KEY_PREVIOUS; the events are not touched. Afterwards the earlier master
+keys can be retired. Progress on stderr; a second run re-wraps nothing.`,
 };
 
 export function mainHelp(): string {
@@ -71,6 +76,7 @@ Commands:
                                                                turn hermes-webui files into events
   audit [--session ID | --since ISO] [--json]                  compare stored views with a replay of the events
   rebuild NAME                                                 blue/green rebuild of a read model
+  rotate-keys                                                  re-wrap the session data keys under the current master key
 
 Run 'chronicle <command> --help' for a command's options.
 

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createSessionEventStore } from '#read-models';
 import { parseSessionEvent, type SessionEvent, toSessionStreamId } from '#domain';
 import type { CliIo } from './cli-io.js';
+import { TEST_MASTER_KEY } from '../../../test/support/master-key.js';
 import { runCli } from './cli.runner.js';
 
 /** Test support only (specs of this folder): in-memory stdout/stderr and the golden sessions of libs/domain. */
@@ -37,7 +38,7 @@ export async function runWith(env: NodeJS.ProcessEnv, argv: readonly string[], c
 
 /** Runs one command in-process against `databaseUrl`, capturing both streams. */
 export const runIn = (databaseUrl: string, argv: readonly string[], cwd?: string): Promise<CliRun> =>
-  runWith({ DATABASE_URL: databaseUrl }, argv, cwd);
+  runWith({ DATABASE_URL: databaseUrl, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, argv, cwd);
 
 const goldenDir = new URL('../../../libs/domain/src/session/golden/', import.meta.url);
 

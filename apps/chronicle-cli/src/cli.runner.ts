@@ -8,6 +8,7 @@ import { importCommand } from './import.command.js';
 import { importHermesCommand } from './import-hermes.command.js';
 import { rebuildCommand } from './rebuild.command.js';
 import { replayCommand } from './replay.command.js';
+import { rotateKeysCommand } from './rotate-keys.command.js';
 
 export interface RunOptions {
   /** Opens the database (tests may hand one in); default: the service's configuration from `io.env`. */
@@ -30,6 +31,8 @@ async function dispatch(db: CliDatabase, io: CliIo, args: DatabaseArgs): Promise
       return auditCommand(db, io, args);
     case 'rebuild':
       return rebuildCommand(db, io, args);
+    case 'rotate-keys':
+      return rotateKeysCommand(db, io);
   }
 }
 

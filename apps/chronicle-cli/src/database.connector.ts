@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import type { PostgresEventStore } from '#event-store';
+import { keyringFromSettings, type PostgresEventStore, type SessionKeyring } from '#event-store';
 import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
 import { createSessionEventStore, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
@@ -12,7 +12,12 @@ export interface CliDatabase {
   readonly url: string;
   readonly embedded: boolean;
   readonly pool: pg.Pool;
+  /** The service's store: content sealed on append, opened on read. */
   readonly store: PostgresEventStore;
+  /** The same store without sealing: events as stored (an import writes the file's stored forms as they are). */
+  readonly storedForms: PostgresEventStore;
+  /** The session data keys (null: CHRONICLE_ENCRYPTION=off). */
+  readonly keyring: SessionKeyring | null;
   readonly snapshots: SnapshotStore;
   readonly views: SessionViews;
   readonly writer: SessionWriter;
@@ -69,9 +74,18 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     discardCreated?.();
     throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
   }
+  let keyring: SessionKeyring | null;
+  try {
+    keyring = await keyringFromSettings(config, url);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    await stopEmbedded().catch(() => undefined);
+    throw new CliError(EXIT.usage, `chronicle: cannot open the key store: ${errorMessage(error)}`);
+  }
   // The service's store: an import or a decision the CLI appends reaches running replicas' live feeds too.
-  const store = await createSessionEventStore(pool);
-  const snapshots = new SnapshotStore(pool);
+  const storedForms = await createSessionEventStore(pool);
+  const store = await createSessionEventStore(pool, { keyring });
+  const snapshots = new SnapshotStore(pool, keyring);
   const views = new SessionViews(store, snapshots, { snapshotEvery: config.snapshotEvery, cacheBytes: 16 * 1024 * 1024 });
   const writer = new SessionWriter(store, views);
   return {
@@ -79,6 +93,8 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     embedded: !config.databaseUrl,
     pool,
     store,
+    storedForms,
+    keyring,
     snapshots,
     views,
     writer,
@@ -87,6 +103,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
       // path) is not kept: the next command or the service starts from nothing, as before it.
       const discard = discardCreated && (await holdsNoEvent(pool)) ? discardCreated : undefined;
       await pool.end().catch(() => undefined);
+      await keyring?.close().catch(() => undefined);
       await stopEmbedded();
       discard?.();
     },
@@ -101,12 +118,13 @@ const holdsNoEvent = (pool: pg.Pool): Promise<boolean> =>
 
 /**
  * What starting the embedded cluster in `dataDir` is about to create there: the answer removes exactly that
- * (the cluster folder, its password, the data folder when it did not exist or is left empty), never what was
+ * (the cluster folder, its password, the master key, the data folder when it did not exist or is left empty), never what was
  * there before. Nothing to remove when a cluster already exists.
  */
 function createdBy(dataDir: string): (() => void) | undefined {
   if (existsSync(join(dataDir, 'pg', 'PG_VERSION'))) return undefined;
-  const created = ['pg', 'pg-password'].map((name) => join(dataDir, name)).filter((path) => !existsSync(path));
+  // The master key made for this cluster's key store goes with it (the key store is in the cluster).
+  const created = ['pg', 'pg-password', 'master-key'].map((name) => join(dataDir, name)).filter((path) => !existsSync(path));
   const folderExisted = existsSync(dataDir);
   return () => {
     for (const path of created) rmSync(path, { recursive: true, force: true });

@@ -16,6 +16,11 @@ export interface ExportedEvent {
   readonly hash: string;
   /** Epoch seconds (milliseconds in the fraction), as GET /v1/sessions/{id}/events answers it. */
   readonly recordedAt: number;
+  /**
+   * The session's data key (base64), on its stream's first event: the export can be imported into another store
+   * and read there, so it is as sensitive as the content. An erased session has none: its content stays sealed.
+   */
+  readonly dataKey?: string;
 }
 
 const PAGE = 1000;
@@ -89,7 +94,13 @@ export async function exportCommand(db: CliDatabase, io: CliIo, options: { sessi
       now: io.now,
     });
     for await (const rows of eventPages(client, streamId)) {
-      await writeLine(io.stdout, rows.map((row) => JSON.stringify(toExportedEvent(row))).join('\n'));
+      const firsts = rows.filter((row) => row.version === '1').map((row) => row.stream_id);
+      const keys = db.keyring === null || firsts.length === 0 ? new Map() : await db.keyring.keysFor(firsts);
+      const line = (row: Row) => {
+        const key = row.version === '1' ? keys.get(row.stream_id) : undefined;
+        return JSON.stringify(key === undefined ? toExportedEvent(row) : { ...toExportedEvent(row), dataKey: key.key.toString('base64') });
+      };
+      await writeLine(io.stdout, rows.map(line).join('\n'));
       progress.tick(rows.length);
     }
     progress.done(`from ${totals.rows[0].streams} stream(s)`);

@@ -8,17 +8,21 @@ import { SessionWriter } from '#session-commands';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { T, WORKSPACE, writeHermesScenarios } from '../../../test/support/hermes-scenarios.fixture.js';
 import { runIn } from './cli-test.fixture.js';
+import { testKeyring } from '../../../test/support/master-key.js';
+import type { SessionKeyring } from '#event-store';
 
 const layout = await writeHermesScenarios(mkdtempSync(join(tmpdir(), 'hermes-webui-')));
 const args = ['import-hermes', '--sessions', layout.sessions, '--state-db', layout.stateDb];
 let db: TestDatabase;
 let pool: pg.Pool;
+let keyring: SessionKeyring | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = new pg.Pool({ connectionString: db.url, max: 4 });
 });
 afterAll(async () => {
+  await keyring?.close();
   await pool.end();
   await db.drop();
 });
@@ -90,7 +94,15 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
   });
 
   it('archives a compression parent for its child', async () => {
-    const rows = (await pool.query(`SELECT stream_id, data FROM events WHERE type IN ('SessionCompressed', 'SessionStarted') AND stream_id IN ('session-hx-parent', 'session-hx-child') ORDER BY stream_id`)).rows;
+    // The events as the service reads them (their content sealed in the table).
+    keyring ??= await testKeyring(db.url);
+    const store = await createSessionEventStore(pool, { keyring });
+    const rows = [];
+    for (const streamId of ['session-hx-child', 'session-hx-parent']) {
+      for (const e of await store.readStream(streamId)) {
+        if (e.type === 'SessionCompressed' || e.type === 'SessionStarted') rows.push({ stream_id: streamId, data: e.data });
+      }
+    }
     expect(rows).toEqual([
       { stream_id: 'session-hx-child', data: { sessionId: 'hx-child', title: 'History', parentSessionId: 'hx-parent', createdAt: T + 600 } },
       { stream_id: 'session-hx-parent', data: { sessionId: 'hx-parent', title: 'History', parentSessionId: null, createdAt: T + 500 } },
@@ -99,8 +111,9 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
   });
 
   it('recovers the crashed turn from its journal once the supervisor decides it: recovered rows, the tool card, the marker', async () => {
-    const store = await createSessionEventStore(pool);
-    const views = new SessionViews(store, new SnapshotStore(pool), { snapshotEvery: 1000 });
+    keyring ??= await testKeyring(db.url);
+    const store = await createSessionEventStore(pool, { keyring });
+    const views = new SessionViews(store, new SnapshotStore(pool, keyring), { snapshotEvery: 1000 });
     const supervisor = new RecoverySupervisor(pool, store, new LivenessRegistry(pool), views, new SessionWriter(store, views));
     expect(await supervisor.sweep()).toMatchObject({ interrupted: 1 });
     const crash = await transcript('hx-crash');

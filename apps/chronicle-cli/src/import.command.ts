@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConcurrencyError } from '#event-store';
+import { ConcurrencyError, readableEventData, SessionErasedError, storedSchemaOf } from '#event-store';
 import { SessionIndexProjector } from '#read-models';
+import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
 import type { CliDatabase } from './database.connector.js';
 import { verifyChains } from './import-chain.verifier.js';
@@ -47,6 +48,9 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     throw new CliError(EXIT.mismatch, `chronicle: refusing ${options.file}: nothing was imported.\n${list}`);
   }
   const importing = createProgress({ ...base, label: 'import', total: verification.toAppend });
+  // The file's stored forms are written as they are (their hashes are the file's); the fold reads them opened.
+  const writer = new SessionWriter(db.storedForms, db.views);
+  const keys = new Map<string, Buffer>();
   let batch: ImportEvent[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -54,7 +58,9 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     const last = batch[batch.length - 1];
     try {
       const events = batch.map(({ type, data, metadata }) => ({ type, data, metadata }));
-      const result = await db.writer.appendRecorded(streamId, events, batch[0].version - 1);
+      const key = keys.get(streamId) ?? (await db.keyring?.keyFor(streamId))?.key ?? null;
+      const readable = events.map((e) => ({ ...e, data: readableEventData(key, streamId, e.type, e.data, storedSchemaOf(e.metadata)) }));
+      const result = await writer.appendRecorded(streamId, events, batch[0].version - 1, readable);
       if (result.lastHash !== last.hash) {
         throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
       }
@@ -66,6 +72,7 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     batch = [];
   };
   for await (const event of readEvents(path)) {
+    if (event.dataKey !== undefined && !keys.has(event.streamId)) keys.set(event.streamId, await adoptKey(db, event.streamId, event.dataKey));
     if (event.version <= (verification.plans.get(event.streamId)?.storedVersion ?? 0)) continue;
     if (batch.length > 0 && (batch[0].streamId !== event.streamId || batch.length >= BATCH)) await flush();
     batch.push(event);
@@ -76,4 +83,18 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   const skipped = verification.events - importing.count;
   await writeLine(io.stdout, `imported ${importing.count} event(s) of ${verification.plans.size} stream(s); ${skipped} already stored`);
   return EXIT.ok;
+}
+
+/** A session's data key from the file, kept in the key store (refused when this store holds another, or erased it). */
+async function adoptKey(db: CliDatabase, streamId: string, dataKey: string): Promise<Buffer> {
+  const key = Buffer.from(dataKey, 'base64');
+  if (db.keyring === null) {
+    throw new CliError(EXIT.usage, `chronicle: the file holds sealed content of ${streamId} and its key, and this store keeps content plain (CHRONICLE_ENCRYPTION=off): turn encryption on to import it`);
+  }
+  try {
+    return (await db.keyring.adopt(streamId, key)).key;
+  } catch (error) {
+    if (error instanceof SessionErasedError) throw new CliError(EXIT.mismatch, `chronicle: ${streamId} was erased in this store: its content is not imported again`);
+    throw new CliError(EXIT.mismatch, `chronicle: ${errorMessage(error)}`);
+  }
 }

@@ -13,6 +13,8 @@ export interface ImportEvent {
   readonly data: unknown;
   readonly metadata: Readonly<Record<string, unknown>>;
   readonly hash: string;
+  /** The session's data key (base64), on the first line of its stream in an export of sealed content. */
+  readonly dataKey?: string;
 }
 
 export class BadLine extends Error {
@@ -38,7 +40,7 @@ export function parseEventLine(text: string, line: number, bytes = Buffer.byteLe
     throw new BadLine(line, `not JSON (${(error as Error).message})`);
   }
   if (!isObject(value)) throw new BadLine(line, 'not a JSON object');
-  const { streamId, sessionId, version, type, data, metadata, hash } = value;
+  const { streamId, sessionId, version, type, data, metadata, hash, dataKey } = value;
   if (typeof streamId !== 'string' || streamId === '') throw new BadLine(line, 'streamId must be a non-empty string');
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
     throw new BadLine(line, `version must be a positive integer (stream ${streamId})`);
@@ -50,7 +52,10 @@ export function parseEventLine(text: string, line: number, bytes = Buffer.byteLe
   if (sessionId !== undefined && sessionId !== fromSessionStreamId(streamId)) {
     throw new BadLine(line, `sessionId ${JSON.stringify(sessionId)} does not match streamId ${streamId}`);
   }
-  return { line, bytes, streamId, version, type, data, metadata: metadata ?? {}, hash };
+  if (dataKey !== undefined && (typeof dataKey !== 'string' || Buffer.from(dataKey, 'base64').length !== 32)) {
+    throw new BadLine(line, `dataKey must be 32 bytes in base64 (stream ${streamId})`);
+  }
+  return { line, bytes, streamId, version, type, data, metadata: metadata ?? {}, hash, ...(dataKey === undefined ? {} : { dataKey }) };
 }
 
 /** The file's events one at a time (blank lines skipped): constant memory on any file size. */

@@ -86,6 +86,7 @@ export class AppModule {
           url: runtime.databaseUrl,
           poolSize: runtime.config.dbPoolSize,
           appendInFlight: runtime.config.appendInFlight,
+          config: runtime.config,
         }),
         CqrsModule.forRoot(),
         // Its own log line per failed probe would repeat an outage every few seconds; the reachability state logs it once.

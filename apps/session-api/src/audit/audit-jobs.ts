@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { lockConnection } from '#event-store';
+import { lockConnection, type SessionKeyring } from '#event-store';
 import { ProblemError } from '#platform';
 import { auditAll } from '#read-models';
-import { PG_POOL } from '../database/database.module.js';
+import { KEYRING, PG_POOL } from '../database/database.module.js';
 import { AuditJob } from './audit-job.js';
 
 /** Session-level advisory lock held by the connection of the one whole-store audit running on a database. */
@@ -29,7 +29,10 @@ export class AuditJobs implements OnApplicationShutdown {
   private current: AuditJob | null = null;
   private stopping = false;
 
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
+  ) {}
 
   get(jobId: string): AuditJob | undefined {
     return this.jobs.get(jobId);
@@ -62,7 +65,7 @@ export class AuditJobs implements OnApplicationShutdown {
   private async run(job: AuditJob, client: pg.PoolClient): Promise<void> {
     try {
       const report = await auditAll(
-        { pool: this.pool },
+        { pool: this.pool, keyring: this.keyring },
         { since: job.since ?? undefined, onProgress: (p) => job.progressed(p), cancelled: () => this.stopping },
       );
       if (this.stopping) throw new Error('stopped: the service shut down before the audit finished');

@@ -21,6 +21,10 @@ export const sessionAuditAnswer = z
       .object({ ok: z.boolean(), firstBrokenVersion: z.number().int().nullable() })
       .describe("The stream's hash chain: the first version whose stored hash does not follow from the events before it."),
     differences: z.array(differenceAnswer),
+    erased: z
+      .literal(true)
+      .optional()
+      .describe('Present when the session was erased: its content is gone by design; the chain and the read models were still verified.'),
   })
   .meta({
     id: 'SessionAudit',

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
-import type { EventStore } from '#event-store';
+import type { EventStore, SessionKeyring } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { ContinuousAuditor, type SessionAudit, SessionViews } from '#read-models';
 import { CONFIG } from '../app.constants.js';
-import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
+import { EVENT_STORE, KEYRING, PG_POOL } from '../database/database.module.js';
 
 /**
  * Runs the continuous auditor every CHRONICLE_AUDIT_INTERVAL_MS (off by default): each pass re-verifies at
@@ -27,9 +27,10 @@ export class ContinuousAuditService implements OnApplicationBootstrap, OnModuleD
     views: SessionViews,
     private readonly metrics: Metrics,
     private readonly reachability: DatabaseReachability,
+    @Inject(KEYRING) keyring: SessionKeyring | null,
   ) {
     this.auditor = new ContinuousAuditor(
-      { pool, store, views },
+      { pool, store, views, keyring },
       {
         sessionsPerPass: config.auditSessionsPerPass,
         replayBudget: config.auditReplayBudget,

@@ -1,22 +1,38 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { type EventStore, instrumentEventStore } from '#event-store';
-import { DatabaseReachability, Metrics } from '#platform';
+import { type EventStore, instrumentEventStore, keyringFromSettings, resolveMasterKeys, type SessionKeyring } from '#event-store';
+import { type ChronicleConfig, ConfigError, DatabaseReachability, Metrics } from '#platform';
 import { createSessionEventStore } from '#read-models';
 
 export const PG_POOL = Symbol('PG_POOL');
 export const EVENT_STORE = Symbol('EVENT_STORE');
+/** The session data keys (`SessionKeyring`), or null when content is stored plain (CHRONICLE_ENCRYPTION=off). */
+export const KEYRING = Symbol('KEYRING');
+
+/** The keyring the config asks for: its master keys (the data folder's when unset) and its key store. */
+export async function keyringFromConfig(config: ChronicleConfig, databaseUrl: string): Promise<SessionKeyring | null> {
+  try {
+    resolveMasterKeys(config);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration: CHRONICLE_MASTER_KEY: ${(error as Error).message}`, { cause: error });
+  }
+  return keyringFromSettings(config, databaseUrl);
+}
 
 // bigint columns (counts, versions) come back as strings unless read through ::int; keep pg's default.
 @Global()
 @Module({})
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
+  ) {}
 
-  static forRoot(options: { url: string; poolSize: number; appendInFlight?: number }): DynamicModule {
+  static forRoot(options: { url: string; poolSize: number; appendInFlight?: number; config: ChronicleConfig }): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
+        { provide: KEYRING, useFactory: () => keyringFromConfig(options.config, options.url) },
         {
           provide: PG_POOL,
           useFactory: (metrics: Metrics, reachability: DatabaseReachability) => {
@@ -41,9 +57,10 @@ export class DatabaseModule implements OnApplicationShutdown {
         },
         {
           provide: EVENT_STORE,
-          useFactory: async (pool: pg.Pool, metrics: Metrics) =>
+          useFactory: async (pool: pg.Pool, metrics: Metrics, keyring: SessionKeyring | null) =>
             instrumentEventStore(
               await createSessionEventStore(pool, {
+                keyring,
                 onBatch: (size) => metrics.appendBatchSize.observe(size),
                 ...(options.appendInFlight ? { groupCommit: { maxInFlight: options.appendInFlight } } : {}),
               }),
@@ -55,15 +72,16 @@ export class DatabaseModule implements OnApplicationShutdown {
                 },
               },
             ),
-          inject: [PG_POOL, Metrics],
+          inject: [PG_POOL, Metrics, KEYRING],
         },
       ],
-      exports: [PG_POOL, EVENT_STORE],
+      exports: [PG_POOL, EVENT_STORE, KEYRING],
     };
   }
 
   /** The store ends its pool (and on Citus the pools it keeps to each node). */
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
+    await this.keyring?.close();
   }
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { IdParam } from '../sessions/session-id.js';
-import { sessionNotFound } from '../sessions/session-not-found.js';
+import { sessionErased, sessionNotFound } from '../sessions/session-not-found.js';
 import { openEventStream } from '../http/event-stream.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
@@ -66,6 +66,7 @@ export class LiveController {
   ): Promise<void> {
     const first = await this.views.view(sessionId);
     if (!first.exists) throw sessionNotFound(sessionId);
+    if (first.state.erased !== null) throw sessionErased(sessionId, first.state.erased);
 
     // From here the stream is written to the raw response, past Fastify's reply, until it ends.
     const response = openEventStream(reply);

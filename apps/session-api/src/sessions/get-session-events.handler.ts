@@ -5,16 +5,21 @@ import type { EventStore } from '#event-store';
 
 import { EVENT_STORE } from '../database/database.module.js';
 import { GetSessionEvents, type SessionEventsPage } from './get-session-events.query.js';
-import { sessionNotFound } from './session-not-found.js';
+import { SessionViews } from '#read-models';
+import { refuseErased, sessionNotFound } from './session-not-found.js';
 
 @QueryHandler(GetSessionEvents)
 export class GetSessionEventsHandler implements IQueryHandler<GetSessionEvents> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly views: SessionViews,
+  ) {}
 
   async execute({ sessionId, after, limit }: GetSessionEvents): Promise<SessionEventsPage> {
     const streamId = toSessionStreamId(sessionId);
     const head = await this.store.head(streamId);
     if (!head) throw sessionNotFound(sessionId);
+    await refuseErased(this.views, sessionId);
     const events = await this.store.readStream(streamId, { from: after + 1, to: after + limit });
     const last = events.at(-1);
     return {

@@ -1,7 +1,7 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { chooseCoding, EncodedAnswers, SessionViews, transcriptAnswerJson } from '#read-models';
 import { GetTranscript, type TranscriptAnswer } from './get-transcript.query.js';
-import { sessionNotFound } from './session-not-found.js';
+import { refuseErased, sessionNotFound } from './session-not-found.js';
 import { isNotModified, transcriptEtag } from './transcript-etag.js';
 
 @QueryHandler(GetTranscript)
@@ -18,6 +18,7 @@ export class GetTranscriptHandler implements IQueryHandler<GetTranscript> {
         ? { ...(await this.views.transcript(sessionId, request.view, request.at)), delta: null }
         : await this.views.transcriptSince(sessionId, request.view, since, request.at).then((at) => ({ ...at, delta: at }));
     if (!read.exists) throw sessionNotFound(sessionId);
+    await refuseErased(this.views, sessionId);
     const { version, transcript, view, state, delta } = read;
     const { toolCards, hash } = transcript;
     // One representation per (view, version, since, streaming): each its own strong tag.

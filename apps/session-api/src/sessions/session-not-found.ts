@@ -1,5 +1,17 @@
+import type { ErasureRecord } from '#domain';
 import { ProblemError } from '#platform';
+import type { SessionViews } from '#read-models';
 
 /** The contract's answer for every route under /v1/sessions/{id} of a session that was never started. */
 export const sessionNotFound = (sessionId: string) =>
   new ProblemError(404, 'SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
+
+/** The answer for every read of an erased session (README "Personal data"): 410, when and why, no content. */
+export const sessionErased = (sessionId: string, erased: ErasureRecord) =>
+  new ProblemError(410, 'SESSION_ERASED', `Session ${sessionId} was erased at ${new Date(erased.at * 1000).toISOString()} (${erased.reason}); its content is gone.`);
+
+/** 410 for a session erased at its head, whatever version a read asks for (time travel included). */
+export async function refuseErased(views: SessionViews, sessionId: string): Promise<void> {
+  const { state } = await views.loadLatest(sessionId);
+  if (state.erased !== null) throw sessionErased(sessionId, state.erased);
+}

@@ -6,7 +6,7 @@ import { ProblemError } from '#platform';
 import { listSessions, SessionViews } from '#read-models';
 import { PG_POOL } from '../database/database.module.js';
 import { GetRunJournal, GetSessionMarkers, GetSessionSummary, ListSessions, type RunJournalAnswer } from './session.queries.js';
-import { sessionNotFound } from './session-not-found.js';
+import { refuseErased, sessionErased, sessionNotFound } from './session-not-found.js';
 import { toSessionSummary } from './session-summary.js';
 
 @QueryHandler(ListSessions)
@@ -22,6 +22,7 @@ export class ListSessionsHandler implements IQueryHandler<ListSessions> {
 async function viewOf(views: SessionViews, sessionId: string) {
   const result = await views.view(sessionId);
   if (!result.exists) throw sessionNotFound(sessionId);
+  if (result.state.erased !== null) throw sessionErased(sessionId, result.state.erased);
   return result;
 }
 
@@ -52,6 +53,7 @@ export class GetRunJournalHandler implements IQueryHandler<GetRunJournal> {
   async execute({ sessionId, runId }: GetRunJournal): Promise<RunJournalAnswer> {
     const { exists, run } = await this.views.loadRun(sessionId, runId);
     if (!exists) throw sessionNotFound(sessionId);
+    await refuseErased(this.views, sessionId);
     // A run the session never heard of (no submission, journal or decision) is not there; a known run
     // without a journal reads as zero events (terminalState "unknown"), as a missing journal file does.
     if (!run) throw new ProblemError(404, 'RUN_NOT_FOUND', `Run ${runId} is unknown to session ${sessionId}.`);

@@ -1,15 +1,18 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import type { EventStore } from '#event-store';
+import type { EventStore, SessionKeyring } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
-import { EVENT_STORE, PG_POOL } from '../database/database.module.js';
+import { EVENT_STORE, KEYRING, PG_POOL } from '../database/database.module.js';
 import { LiveController } from '../live/live.controller.js';
 import { CONFIG_HEARTBEAT_MS } from '../live/live.constants.js';
 import { LiveHub } from '../live/live-hub.js';
 import { CompressSessionHandler } from './compress-session.handler.js';
+import { EraseSessionHandler } from './erase-session.handler.js';
+import { ErasureController } from './erasure.controller.js';
+import { RetentionService } from './retention.service.js';
 import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
 import { GetTranscriptHandler } from './get-transcript.handler.js';
@@ -23,10 +26,13 @@ import { RecordJournalPartsHandler } from '../ingest/record-journal-parts.handle
 const logger = new Logger('Sessions');
 
 @Module({
-  controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController],
+  controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController, ErasureController],
   providers: [
     ExecuteSessionCommandHandler,
     CompressSessionHandler,
+    EraseSessionHandler,
+    RetentionService,
+    { provide: SnapshotStore, useFactory: (pool: pg.Pool, keyring: SessionKeyring | null) => new SnapshotStore(pool, keyring), inject: [PG_POOL, KEYRING] },
     GetSessionEventsHandler,
     ListSessionsHandler,
     GetSessionSummaryHandler,
@@ -45,15 +51,15 @@ const logger = new Logger('Sessions');
     { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
     {
       provide: SessionViews,
-      useFactory: (store: EventStore, pool: pg.Pool, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
-        new SessionViews(store, new SnapshotStore(pool), {
+      useFactory: (store: EventStore, snapshots: SnapshotStore, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
+        new SessionViews(store, snapshots, {
           snapshotEvery: config.snapshotEvery,
           cacheBytes: config.viewCacheBytes,
           onCacheBytes: (cache, bytes) => metrics.viewCacheBytes.set({ cache }, bytes),
           onCache: (result) => metrics.viewCache.inc({ result }),
           onError: (error) => reachability.absorbs('snapshots', error) || logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),
-      inject: [EVENT_STORE, PG_POOL, CONFIG, Metrics, DatabaseReachability],
+      inject: [EVENT_STORE, SnapshotStore, CONFIG, Metrics, DatabaseReachability],
     },
     {
       provide: EncodedAnswers,
@@ -73,7 +79,7 @@ const logger = new Logger('Sessions');
       inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics, DatabaseReachability],
     },
   ],
-  exports: [SessionWriter, SessionViews, LiveHub, SessionIndexProjector],
+  exports: [SessionWriter, SessionViews, SnapshotStore, LiveHub, SessionIndexProjector],
 })
 export class SessionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private unsubscribe: (() => void) | null = null;

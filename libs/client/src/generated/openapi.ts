@@ -384,6 +384,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a session's content (SessionErased; its data key destroyed)
+         * @description Appends SessionErased (when, why, by which key), destroys the data key its content is sealed with, and drops its snapshots. Afterwards every read of the session answers 410 `SESSION_ERASED` and every write is refused the same way; the audit still verifies its chain and says "erased". A repeat answers `duplicate: true`.
+         *
+         *     Needs the "admin" scope.
+         */
+        post: operations["ErasureController_erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/hosts/{hostId}/started": {
         parameters: {
             query?: never;
@@ -732,6 +754,42 @@ export interface components {
             stored?: unknown;
             /** @description What the pure replay of the events gives (absent: nothing there). */
             replayed?: unknown;
+        };
+        /**
+         * @example {
+         *       "reason": "user request #4411"
+         *     }
+         */
+        ErasureRequest: {
+            /** @description Why (a ticket, "user request"): kept in the SessionErased event. */
+            reason: string;
+        };
+        /**
+         * @example {
+         *       "sessionId": "demo",
+         *       "version": 10,
+         *       "appended": 1,
+         *       "duplicate": false,
+         *       "dataKeyId": "6f1c…",
+         *       "snapshotsPurged": 2
+         *     }
+         */
+        ErasureResult: {
+            sessionId: string;
+            /** @description The session stream's version after the write. */
+            version: number;
+            /** @description Events the write appended: 0 for a duplicate. */
+            appended: number;
+            /** @description A repeat of a write already stored (same natural key or Idempotency-Key): nothing appended. */
+            duplicate: boolean;
+            /**
+             * @description Present (false) when the events were committed relaxed: acknowledged before the commit was flushed to disk. Absent: flushed.
+             * @enum {boolean}
+             */
+            durable?: false;
+            /** @description The destroyed data key's id; null when the session's content was never sealed. */
+            dataKeyId: string | null;
+            snapshotsPurged: number;
         };
         /**
          * @example {
@@ -1117,10 +1175,21 @@ export interface components {
                 firstBrokenVersion: number | null;
             };
             differences: components["schemas"]["Difference"][];
+            /**
+             * @description Present when the session was erased: its content is gone by design; the chain and the read models were still verified.
+             * @enum {boolean}
+             */
+            erased?: true;
         };
         SessionCompressedData: {
             childSessionId: string;
             at: number;
+        };
+        SessionErasedData: {
+            at: number;
+            reason: string;
+            requestedBy: string;
+            dataKeyId: string | null;
         };
         /**
          * @example {
@@ -1422,7 +1491,8 @@ export interface components {
         TurnRecoveredFromAgentStoreData: {
             runId: string;
             detectedAt: number;
-            evidence?: {
+            /** @default {} */
+            evidence: {
                 [key: string]: unknown;
             };
         };
@@ -2268,6 +2338,40 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    ErasureController_erase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ErasureRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResult"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
