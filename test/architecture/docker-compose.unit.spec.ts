@@ -15,6 +15,7 @@ interface Service {
   readonly command?: readonly string[];
   readonly depends_on?: Record<string, { condition: string }>;
   readonly environment?: Record<string, string>;
+  readonly volumes?: readonly string[];
 }
 
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
@@ -52,5 +53,12 @@ describe('docker-compose.yml', () => {
     // The replica on a worker starts once the coordinator's has applied the migrations (a worker refuses to).
     const replica = apps.find(([, service]) => host(service.environment?.DATABASE_URL ?? '') === 'citus-worker1');
     expect(replica?.[1].depends_on).toEqual({ 'citus-chronicle': { condition: 'service_healthy' } });
+    // Replicas share one key store and one master key (the data volume holds the generated one): a replica with
+    // its own could not read the sessions the other sealed.
+    const keystores = new Set(apps.map(([, service]) => service.environment?.CHRONICLE_KEYSTORE_URL));
+    expect(keystores.size).toBe(1);
+    expect(host([...keystores][0] ?? '')).toBe('citus-coordinator');
+    expect(new Set(apps.map(([, service]) => JSON.stringify(service.volumes))).size).toBe(1);
+    for (const [, service] of apps) expect(service.environment?.CHRONICLE_MASTER_KEY).toBe('${CHRONICLE_MASTER_KEY:-}');
   });
 });

@@ -2,9 +2,10 @@ import type { AddressInfo } from 'node:net';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import type { App } from 'supertest/types.js';
+import { keystoreUrlFor } from '#event-store';
 import { loadConfig, parseApiKeys, runMigrations } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
-import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
+import { bearer, KEYS, TEST_KEYS_SPEC, TEST_MASTER_KEY } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { pollUntil } from '../support/poll.js';
 import { dataOf, openEventStream } from '../support/server-sent-events.js';
@@ -21,7 +22,15 @@ const replicas: NestFastifyApplication[] = [];
 const base: string[] = [];
 
 async function replicaOn(url: string): Promise<NestFastifyApplication> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', CHRONICLE_PROJECTOR_INTERVAL_MS: '50', DATABASE_URL: url });
+  // Every replica shares one key store (README "Scaling out"): here the coordinator's, whatever node it talks to.
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+    CHRONICLE_PROJECTOR_INTERVAL_MS: '50',
+    DATABASE_URL: url,
+    CHRONICLE_MASTER_KEY: TEST_MASTER_KEY,
+    CHRONICLE_KEYSTORE_URL: keystoreUrlFor(database.url),
+  });
   const app = await createApp({ config, databaseUrl: url, keys: parseApiKeys(TEST_KEYS_SPEC) });
   await app.listen(0, '127.0.0.1');
   return app;

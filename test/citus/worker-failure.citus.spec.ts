@@ -4,7 +4,7 @@ import request from 'supertest';
 import type { App } from 'supertest/types.js';
 import { loadConfig, parseApiKeys, runMigrations } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
-import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
+import { bearer, KEYS, TEST_KEYS_SPEC, TEST_MASTER_KEY } from '../support/app.js';
 import { pollUntil } from '../support/poll.js';
 import { createCitusDatabase, killNode, nodeUrl, startCitusCluster, startNode, stopCitusCluster, type CitusCluster } from '../support/test-citus.mjs';
 import { portOf, sessionsOnNode } from './support/citus-streams.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   await createCitusDatabase(cluster, DB);
   const url = nodeUrl(cluster, 'coordinator', DB);
   await runMigrations(url);
-  const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: url });
+  const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: url , CHRONICLE_MASTER_KEY: TEST_MASTER_KEY });
   app = await createApp({ config, databaseUrl: url, keys: parseApiKeys(TEST_KEYS_SPEC) });
   pool = new pg.Pool({ connectionString: url, max: 2 });
 }, 120_000);

@@ -7,7 +7,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChronicleProblem, createChronicleClient, type JournalWriter, type TranscriptState, type TranscriptWatcher, type WriteResult } from '#client';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
-import { KEYS, startTestApp, TEST_KEYS_SPEC, type TestApp } from '../support/app.js';
+import { KEYS, startTestApp, TEST_KEYS_SPEC, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
 import { pollUntil } from '../support/poll.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -260,7 +260,7 @@ describe('when the ingest connection drops', () => {
       const writer = writerOf(client(KEYS.ingest, url).journalWriter({ reconnect: FAST_RECONNECT }));
       const takeOver = async () => {
         await own.app.close();
-        const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: own.database.url });
+        const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: own.database.url , CHRONICLE_MASTER_KEY: TEST_MASTER_KEY });
         replica = await createApp({ config, databaseUrl: own.database.url, keys: parseApiKeys(TEST_KEYS_SPEC) });
         await replica.listen(port, '127.0.0.1');
       };

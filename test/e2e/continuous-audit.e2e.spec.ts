@@ -39,8 +39,10 @@ describe('the continuous auditor', () => {
     await metricUntil('chronicle_audit_lag_events', (n) => n === 0);
     const client = new pg.Client({ connectionString: t.database.url });
     await client.connect();
+    // The row's content is sealed (README "Personal data"): an edit without the key changes its ciphertext.
     await client.query(
-      `UPDATE events SET data = jsonb_set(data::jsonb, '{rows,0,content}', '"words someone changed"') WHERE stream_id = 'session-ca-tampered' AND version = 2`,
+      `UPDATE events SET data = jsonb_set(data::jsonb, '{sealed}', to_jsonb(left(data->>'sealed', 10) || translate(substr(data->>'sealed', 11, 8), 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 'BCDEFGHIJKLMNOPQRSTUVWXYZAbcdefghijklmnopqrstuvwxyza1234567890') || substr(data->>'sealed', 19)))
+        WHERE stream_id = 'session-ca-tampered' AND version = 2 AND data::jsonb ? 'sealed'`,
     );
     await client.end();
     // The next change of the session brings it back before the auditor.

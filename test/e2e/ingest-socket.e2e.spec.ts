@@ -254,8 +254,8 @@ describe('durability tiers', () => {
     expect(reply).toEqual({ id: 'r', status: 200, body: { sessionId: 'ws-relaxed', version: 5, appended: 1, duplicate: false, durable: false } });
     // The field is transport, not data: the stored event is the one a durable send stores.
     expect(await journalSeqs('ws-relaxed')).toEqual([1, 2, 3]);
-    const stored = await t.query<{ data: Record<string, unknown> }>(`SELECT data FROM events WHERE stream_id = 'session-ws-relaxed' AND version = 3`);
-    expect(stored[0]!.data).toEqual({ runId: 'run-1', seq: 1, event: 'token', payload: { text: ' r1' }, createdAt: 1_800_000_001 });
+    const stored = await request(t.server).get('/v1/sessions/ws-relaxed/events?after=2&limit=1').set(bearer(KEYS.read));
+    expect(stored.body.items[0].data).toEqual({ runId: 'run-1', seq: 1, event: 'token', payload: { text: ' r1' }, createdAt: 1_800_000_001 });
   });
 
   it('commits a request durably when any of its events is durable (no durable field in the answer)', async () => {

@@ -6,7 +6,7 @@ import type { App } from 'supertest/types.js';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { LiveHub } from '../../apps/session-api/src/live/live-hub.js';
-import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, type TestApp } from '../support/app.js';
+import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
 import { ingestClient } from '../support/ingest.js';
 import { pollUntil } from '../support/poll.js';
 import { dataOf, openEventStream } from '../support/server-sent-events.js';
@@ -129,7 +129,7 @@ describe('live updates across replicas', () => {
       expect(after[0]).not.toBe(before);
 
       // Another replica (a second app on the same database) appends: only its NOTIFY can tell this one.
-      const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: t.database.url });
+      const config = loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', DATABASE_URL: t.database.url , CHRONICLE_MASTER_KEY: TEST_MASTER_KEY });
       other = await createApp({ config, databaseUrl: t.database.url, keys: parseApiKeys(TEST_KEYS_SPEC) });
       const res = await request(other.getHttpServer() as App)
         .post('/v1/sessions/remote/messages')

@@ -6,7 +6,9 @@ import { expectStatus, ingestClient } from '../support/ingest.js';
 // It was refused as "malformed JSON"; it is data, stored and answered as it was sent, and pollutes nothing.
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // Content stored plain: the last case edits a stored value in the table, which sealed content hides (the edit
+  // of a sealed event is test/e2e/continuous-audit.e2e.spec.ts's); the keys' round trip is the same either way.
+  t = await startTestApp({ CHRONICLE_ENCRYPTION: 'off' });
 });
 afterAll(async () => {
   await t.close();

@@ -130,6 +130,8 @@ export class ScenarioRecorder {
     const sidecar = { session_id: 'hx-docs', title: 'Imported', created_at: 1_790_000_000, messages: rows.map((row, i) => ({ role: row.role, content: row.content, timestamp: 1_790_000_000 + i })) };
     const upload = { sessions: [{ file: 'hx-docs.json', content: sidecar }, { file: 'broken.json', content: '{' }], dryRun: true };
     await call('POST /v1/import/hermes', send('post', '/v1/import/hermes', upload, KEYS.admin));
+    // The compressed child: erased (its content destroyed, README "Personal data").
+    await call('POST /v1/sessions/{id}/erasure', send('post', `/v1/sessions/${B}-2/erasure`, { reason: 'docs scenario' }, KEYS.admin));
 
     // Problems: unknown session, no key, a malformed body, a stale If-Match.
     await call('GET /v1/sessions/{id}', get('/v1/sessions/nobody'));

@@ -5,6 +5,7 @@ import type pino from 'pino';
 import { loadConfig, parseApiKeys } from '#platform';
 import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { TEST_MASTER_KEY } from './master-key.js';
 
 export const KEYS = {
   admin: 'test-admin-key',
@@ -15,6 +16,8 @@ export const KEYS = {
 export const TEST_KEYS_SPEC = `${KEYS.admin}:admin,${KEYS.ingest}:ingest,${KEYS.read}:read`;
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+export { TEST_MASTER_KEY };
 
 export interface TestApp {
   readonly app: NestFastifyApplication;
@@ -47,6 +50,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+    CHRONICLE_MASTER_KEY: TEST_MASTER_KEY,
     ...env,
     DATABASE_URL: databaseUrl,
   });

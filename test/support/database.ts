@@ -43,6 +43,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         // FORCE at that moment terminates a backend still reading its Terminate, and the pool's idle client
         // raises that 57P01 as an unhandled 'error' in the test file (seen once in CI, head-reader.int.spec.ts).
         // So the drop waits for those connections to go, and forces only what is still there after 2 s.
+        // The key store the app made beside it (`<name>_keys`), if it made one.
+        await client.query(`DROP DATABASE IF EXISTS ${name}_keys WITH (FORCE)`);
         for (const deadline = Date.now() + 2_000; ; ) {
           try {
             await client.query(`DROP DATABASE IF EXISTS ${name}`);

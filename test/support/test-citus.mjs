@@ -143,6 +143,8 @@ export async function cloneCitusDatabase(cluster, template, database, settings =
  * left is terminated; then the drops, which find the database idle.
  */
 export async function dropCitusDatabase(cluster, database) {
+  // The key store an app made beside it on the coordinator (`<database>_keys`, a plain database), if any.
+  await onNode(cluster, 'coordinator', 'postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(`${database}_keys`)} WITH (FORCE)`));
   await Promise.all(
     cluster.nodes.map((n) =>
       onNode(cluster, n.name, 'postgres', async (c) => {

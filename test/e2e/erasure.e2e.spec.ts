@@ -1,0 +1,178 @@
+import pg from 'pg';
+import request from 'supertest';
+import { runWith } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
+import { bearer, KEYS, startTestApp, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
+import { expectStatus, ingestClient } from '../support/ingest.js';
+import { pollUntil } from '../support/poll.js';
+
+// Issue 30: a session's content is sealed at rest with its own data key; an erasure destroys the key, purges
+// every derived copy, answers 410 to every read and write, and leaves a chain the audits still verify.
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '50' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const api = ingestClient(() => t.server);
+const T = Math.floor(Date.now() / 1000) - 100;
+/** Strings that only the erased session's content holds: none may be readable anywhere after the erasure. */
+const MARKS = ['Zyzzogeton-title', 'Zyzzogeton-prompt', 'Zyzzogeton-token', 'Zyzzogeton-answer', 'Zyzzogeton-state', 'Zyzzogeton-tool'];
+const keystoreUrl = () => {
+  const url = new URL(t.database.url);
+  url.pathname = `${url.pathname}_keys`;
+  return url.toString();
+};
+const cli = (argv: string[]) => runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, argv);
+
+/** Every row of every table of the event database, as text, that holds one of the marks. */
+async function tablesHolding(marks: readonly string[]): Promise<string[]> {
+  const tables = await t.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`);
+  const found: string[] = [];
+  for (const { name } of tables) {
+    const [row] = await t.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
+    if (row.n > 0) found.push(name);
+  }
+  return found;
+}
+
+/** The marks as one session's content holds them. */
+const marksOf = (sessionId: string) => MARKS.map((mark) => `${mark}-${sessionId}`);
+
+async function seed(sessionId: string): Promise<void> {
+  const MARKS = marksOf(sessionId);
+  await api.startSession(sessionId, { title: MARKS[0], createdAt: T });
+  await api.recordMessages(sessionId, [{ role: 'user', content: 'hello', timestamp: T + 1 }, { role: 'assistant', content: 'hi', timestamp: T + 2 }]);
+  await api.submit(sessionId, { runId: 'run-1', text: `${MARKS[1]} please`, submittedAt: T + 3 });
+  await api.postJournal(sessionId, 'run-1', [
+    { seq: 1, event: 'token', payload: { text: MARKS[2] }, createdAt: T + 4 },
+    { seq: 2, event: 'tool', payload: { name: 'search', preview: MARKS[5], args: { q: MARKS[5] } }, createdAt: T + 5 },
+  ]);
+  await api.settle(sessionId, 'run-1', [{ role: 'user', content: `${MARKS[1]} please`, timestamp: T + 3 }, { role: 'assistant', content: MARKS[3], timestamp: T + 6 }], T + 7);
+  await api.observeStateRows(sessionId, [{ rowId: 1, role: 'user', content: MARKS[4], timestamp: T + 8 }], T + 9);
+}
+
+describe('content sealed at rest, and erased for good', () => {
+  beforeAll(async () => {
+    await seed('forget-me');
+    await seed('keep-me');
+    // A snapshot of the session to erase, so there is one to purge.
+    await t.query(`INSERT INTO session_snapshots (stream_id, version, schema_version, state)
+                   SELECT stream_id, version, 0, '{"title":"${marksOf('forget-me')[0]}"}' FROM streams WHERE stream_id = 'session-forget-me'`);
+  });
+
+  it('stores no content in the clear in the events: the chain covers the sealed form', async () => {
+    const [row] = await t.query<{ n: number; sealed: number }>(
+      `SELECT count(*) FILTER (WHERE data::text LIKE '%Zyzzogeton%')::int AS n, count(*) FILTER (WHERE data::text LIKE '%"sealed"%')::int AS sealed FROM events`,
+    );
+    expect(row.n).toBe(0);
+    expect(row.sealed).toBeGreaterThan(10);
+    const transcript = await expectStatus(api.read('/v1/sessions/forget-me/transcript'), 200);
+    expect(JSON.stringify(transcript.body)).toContain(marksOf('forget-me')[3]);
+    const audit = await expectStatus(request(t.server).post('/v1/sessions/forget-me/audit').set(bearer(KEYS.admin)), 200);
+    expect(audit.body).toMatchObject({ match: true, chain: { ok: true } });
+  });
+
+  it('erases on an admin request naming a reason, and only then', async () => {
+    await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.ingest)).send({ reason: 'x' }), 403);
+    const bad = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({}), 400);
+    expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('reason');
+    await expectStatus(request(t.server).post('/v1/sessions/never-was/erasure').set(bearer(KEYS.admin)).send({ reason: 'x' }), 404);
+    const erased = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'user request #1' }), 200);
+    expect(erased.body).toMatchObject({ sessionId: 'forget-me', appended: 1, duplicate: false, snapshotsPurged: 1 });
+    expect(typeof erased.body.dataKeyId).toBe('string');
+    const again = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'again' }), 200);
+    expect(again.body).toMatchObject({ appended: 0, duplicate: true, version: erased.body.version });
+  });
+
+  it('answers 410 SESSION_ERASED to every read and every write of the session', async () => {
+    for (const path of ['', '/transcript', '/transcript?view=context', '/transcript?at=2', '/markers', '/events', '/runs/run-1/journal', '/live']) {
+      const answer = await expectStatus(api.read(`/v1/sessions/forget-me${path}`), 410);
+      expect(answer.body.code).toBe('SESSION_ERASED');
+      expect(JSON.stringify(answer.body)).not.toMatch(/Zyzzogeton/);
+    }
+    const write = await expectStatus(api.ingest('/v1/sessions/forget-me/messages').send({ rows: [{ role: 'user', content: 'more', timestamp: T + 20 }] }), 410);
+    expect(write.body.code).toBe('SESSION_ERASED');
+  });
+
+  it('leaves no content of the session in any table, and its data key gone from the key table, vacuumed', async () => {
+    // The session index catches up with the erasure (its row keeps no title).
+    await pollUntil('the index row of the erased session', async () => (await t.query<{ status: string }>(`SELECT status FROM session_index WHERE session_id = 'forget-me'`))[0]?.status, (s) => s === 'erased');
+    // The live session's read models hold its title and prompt (README "Personal data": derived copies, purged
+    // by an erasure); the erased session's content is nowhere.
+    expect(await tablesHolding(marksOf('keep-me'))).toEqual(expect.arrayContaining(['session_summaries', 'session_index']));
+    expect(await tablesHolding(marksOf('forget-me'))).toEqual([]);
+    const keys = new pg.Client({ connectionString: keystoreUrl() });
+    await keys.connect();
+    try {
+      const { rows } = await keys.query(`SELECT stream_id, wrapped IS NULL AS gone, destroyed_at IS NOT NULL AS tombstone FROM session_data_keys ORDER BY stream_id`);
+      expect(rows).toEqual([
+        { stream_id: 'session-forget-me', gone: true, tombstone: true },
+        { stream_id: 'session-keep-me', gone: false, tombstone: false },
+      ]);
+      const vacuumed = await pollUntil(
+        'the key table vacuumed',
+        async () => (await keys.query(`SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'session_data_keys'`)).rows[0]?.n ?? 0,
+        (n) => n > 0,
+      );
+      expect(vacuumed).toBeGreaterThan(0);
+    } finally {
+      await keys.end();
+    }
+  });
+
+  it('still verifies the erased session: the chain over the sealed events, the read models, and says erased', async () => {
+    const audit = await expectStatus(request(t.server).post('/v1/sessions/forget-me/audit').set(bearer(KEYS.admin)), 200);
+    expect(audit.body).toMatchObject({ match: true, erased: true, chain: { ok: true }, differences: [] });
+    const one = await cli(['audit', '--session', 'forget-me']);
+    expect(one.stdout).toContain('erased');
+    expect(one.code).toBe(0);
+    const all = await cli(['audit', '--json']);
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject({ sessions: 2, mismatches: [] });
+  });
+
+  it('exports the erased session as ciphertext without a key, and the other with its key', async () => {
+    const exported = await cli(['export']);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).not.toMatch(/Zyzzogeton/);
+    const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line) as { streamId: string; version: number; dataKey?: string });
+    expect(lines.find((l) => l.streamId === 'session-forget-me' && l.version === 1)?.dataKey).toBeUndefined();
+    expect(lines.find((l) => l.streamId === 'session-keep-me' && l.version === 1)?.dataKey).toEqual(expect.any(String));
+  });
+
+  it('keeps the other session whole', async () => {
+    const transcript = await expectStatus(api.read('/v1/sessions/keep-me/transcript'), 200);
+    expect(JSON.stringify(transcript.body)).toContain(marksOf('keep-me')[3]);
+    const list = await expectStatus(api.read('/v1/sessions'), 200);
+    const erased = list.body.items.find((s: { sessionId: string }) => s.sessionId === 'forget-me');
+    expect(erased).toMatchObject({ status: 'erased', title: null });
+  });
+});
+
+describe('retention: sessions untouched for CHRONICLE_RETENTION_DAYS are erased in the background', () => {
+  let r: TestApp;
+  const now = Math.floor(Date.now() / 1000);
+  beforeAll(async () => {
+    r = await startTestApp({ CHRONICLE_RETENTION_DAYS: '2', CHRONICLE_RETENTION_INTERVAL_MS: '100', CHRONICLE_PROJECTOR_INTERVAL_MS: '50' });
+  });
+  afterAll(async () => {
+    await r.close();
+  });
+
+  it('erases the old one by the erasure path, keeps the recent one, and counts it', async () => {
+    const client = ingestClient(() => r.server);
+    await client.startSession('old', { title: 'old title', createdAt: now - 5 * 86_400 });
+    await client.recordMessages('old', [{ role: 'user', content: 'long ago', timestamp: now - 4 * 86_400 }]);
+    await client.startSession('recent', { title: 'recent title', createdAt: now - 86_400 });
+    await client.recordMessages('recent', [{ role: 'user', content: 'yesterday', timestamp: now - 3_600 }]);
+    const gone = await pollUntil('the old session erased', async () => (await request(r.server).get('/v1/sessions/old').set(bearer(KEYS.read))).status, (s) => s === 410, { timeoutMs: 10_000 });
+    expect(gone).toBe(410);
+    await expectStatus(request(r.server).get('/v1/sessions/recent').set(bearer(KEYS.read)), 200);
+    const [erased] = await r.query<{ data: { reason: string; requestedBy: string } }>(`SELECT data FROM events WHERE stream_id = 'session-old' AND type = 'SessionErased'`);
+    expect(erased.data).toMatchObject({ requestedBy: 'retention', reason: expect.stringContaining('retention') });
+    const metrics = await expectStatus(request(r.server).get('/metrics').set(bearer(KEYS.admin)), 200);
+    expect(metrics.text).toMatch(/^chronicle_retention_erased_total 1$/m);
+  });
+});
