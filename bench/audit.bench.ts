@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { evolveAll, initialSessionState, toSessionStreamId, type SessionEvent, type SessionState } from '../libs/domain/src/index.js';
 import { runMigrations } from '../libs/platform/src/index.js';
+import { keystoreUrlFor, MasterKeys, newMasterKeyText, openKeyring, SEALED_FIELD, type SessionKeyring } from '../libs/event-store/src/index.js';
 import { createSessionEventStore, SnapshotStore } from '../libs/read-models/src/index.js';
 import { startBenchCluster } from './bench-postgres.js';
 import { runAsScript } from './run-as-script.js';
@@ -61,10 +62,13 @@ function sessionEvents(sessionId: string, count: number): SessionEvent[] {
   return events.slice(0, count);
 }
 
-/** Appends each session in chunks (hash chain and summary row as the service writes them), two snapshots each. */
-export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number): Promise<void> {
-  const store = await createSessionEventStore(pool);
-  const snapshots = new SnapshotStore(pool);
+/**
+ * Appends each session in chunks (hash chain and summary row as the service writes them), two snapshots each.
+ * With a keyring, each session's content is sealed with its data key, as the service writes it by default.
+ */
+export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: number, eventsEach: number, keyring: SessionKeyring | null = null): Promise<void> {
+  const store = await createSessionEventStore(pool, { keyring });
+  const snapshots = new SnapshotStore(pool, keyring);
   const one = async (n: number) => {
     const sessionId = `${prefix}-${n}`;
     const streamId = toSessionStreamId(sessionId);
@@ -82,11 +86,22 @@ export async function seedAuditStore(pool: pg.Pool, prefix: string, sessions: nu
   for (let n = 0; n < sessions; n += 8) await Promise.all(Array.from({ length: Math.min(8, sessions - n) }, (_, i) => one(n + i)));
 }
 
-/** The audit in a process of its own (`audit-child.ts`), so its peak RSS is the audit's alone. */
-function auditInChild(url: string): Promise<{ events: number; seconds: number; cpuSeconds: number; peakRssMb: number; mismatches: number }> {
+export interface ChildAudit {
+  readonly events: number;
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  readonly peakRssMb: number;
+  readonly mismatches: number;
+}
+
+/**
+ * The audit in a process of its own (`audit-child.ts`), so its peak RSS is the audit's alone. `masterKey`: the
+ * store's content is sealed, its data keys in `<database>_keys` wrapped by this master key (the child opens them).
+ */
+export function auditInChild(url: string, masterKey?: string): Promise<ChildAudit> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fileURLToPath(new URL('./audit-child.js', import.meta.url))], {
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, DATABASE_URL: url, BENCH_AUDIT_MASTER_KEY: masterKey ?? '' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -117,6 +132,61 @@ export async function runAuditBench(url: string, runs = 1): Promise<AuditBenchFi
     await pool.end();
   }
   return figures;
+}
+
+/** Events of a database whose content is sealed, of all its events: what the store holds, read back. */
+export async function sealedShare(url: string): Promise<{ sealed: number; events: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  try {
+    const { rows } = await pool.query<{ sealed: number; events: number }>(
+      `SELECT count(*) FILTER (WHERE data->>'${SEALED_FIELD}' IS NOT NULL)::int AS sealed, count(*)::int AS events FROM events`,
+    );
+    return rows[0]!;
+  } finally {
+    await pool.end();
+  }
+}
+
+export interface AuditEncryptionFigures {
+  readonly sealed: AuditBenchFigure[];
+  readonly plain: AuditBenchFigure[];
+  /** What each store holds, read back after seeding. */
+  readonly sealedStore: { sealed: number; events: number };
+  readonly plainStore: { sealed: number; events: number };
+}
+
+/**
+ * The audit's cost of encryption (issue 30): the same sessions (the 1,000 × 200 shape) seeded sealed into one
+ * database (a keyring with a fresh master key, its key table in `<database>_keys`, as the service keeps it) and
+ * plain into another, then `runs` times both audited back to back, each in a fresh child process, the order
+ * alternating (sealed first on even runs), so the host's drift between runs falls on both alike.
+ */
+export async function runAuditEncryptionBench(sealedUrl: string, plainUrl: string, runs = 1, progress: (line: string) => void = () => undefined): Promise<AuditEncryptionFigures> {
+  const [shape, sessions, eachEvents] = ['1,000 × 200', 1000, 200] as const;
+  const masterKey = newMasterKeyText();
+  for (const [url, sealed] of [[sealedUrl, true], [plainUrl, false]] as const) {
+    await runMigrations(url);
+    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    const keyring = sealed ? await openKeyring(keystoreUrlFor(url), MasterKeys.parse(masterKey)) : null;
+    try {
+      const seeded = Date.now();
+      await seedAuditStore(pool, 'audit-enc', sessions, eachEvents, keyring);
+      await pool.query('VACUUM ANALYZE');
+      progress(`  audit encryption: seeded ${shape} ${sealed ? 'sealed' : 'plain'} in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    } finally {
+      await pool.end();
+      await keyring?.close();
+    }
+  }
+  const out = { sealed: [] as AuditBenchFigure[], plain: [] as AuditBenchFigure[] };
+  for (let run = 0; run < runs; run += 1) {
+    const order = run % 2 === 0 ? (['sealed', 'plain'] as const) : (['plain', 'sealed'] as const);
+    for (const which of order) {
+      const r = which === 'sealed' ? await auditInChild(sealedUrl, masterKey) : await auditInChild(plainUrl);
+      out[which][run] = { shape, sessions, ...r, eventsPerSecond: Math.round(r.events / r.seconds) };
+    }
+  }
+  return { ...out, sealedStore: await sealedShare(sealedUrl), plainStore: await sealedShare(plainUrl) };
 }
 
 async function main(): Promise<void> {

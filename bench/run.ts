@@ -10,7 +10,7 @@ import { AUTH, busyMs, journalMessage, journalRequest, prepareJournalClients, pr
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
-import { runAuditBench } from './audit.bench.js';
+import { runAuditBench, runAuditEncryptionBench, sealedShare } from './audit.bench.js';
 import { citusCapacity, citusRows, citusSkipped, startCitusSection, type CitusSection } from './citus.bench.js';
 import { runMigrations } from '../libs/platform/src/index.js';
 import { runViewBench } from './view.bench.js';
@@ -57,6 +57,18 @@ const { record, runsOf, ratioRuns, check, checkText, step, errors } = samples;
  * under the same conditions, and their median are the estimate the target reads.
  */
 const auditorPairRatios: number[] = [];
+/** The encryption twins' stores read back (issue 30): how many of their events hold sealed content, for the Checks column. */
+const encryptionStores: Record<'ingestSealed' | 'ingestPlain' | 'auditSealed' | 'auditPlain', string> = {
+  ingestSealed: '',
+  ingestPlain: '',
+  auditSealed: '',
+  auditPlain: '',
+};
+/** The encryption twins' ingest shapes (issue 30): figure ids `sealed<shape>` and `plain<shape>`. */
+const ENCRYPTION_SHAPES = [
+  ['1x16', 16, 1],
+  ['100x4', 4, 100],
+] as const;
 
 let cluster: BenchCluster | undefined;
 let workDir: string | undefined;
@@ -210,6 +222,8 @@ function rows(adapterNote: string): ResultRow[] {
   const none = (id: string): Pick<ResultRow, 'checks'> => ({ checks: checkText(id) });
   const atLeast = (n: number) => (v: number) => v >= n;
   const ratioAtLeast = (n: number) => (_v: number, r: number) => r >= n;
+  /** A count's runs for the Checks column (`n/a` where a run failed). */
+  const countsOf = (id: string): string => runsOf(id).map((v) => (Number.isFinite(v) ? String(v) : 'n/a')).join(' / ');
   return [
     { figure: 'Raw INSERT, 1 row/txn, 4 conn', unit: 'rows/s', runs: runsOf('raw1x4.rowsPerSecond') },
     { figure: 'Raw INSERT, 1 row/txn, 16 conn', unit: 'rows/s', runs: runsOf('raw1x16.rowsPerSecond') },
@@ -398,6 +412,26 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≥ 1,000,000 events/s', pass: atLeast(1_000_000) },
     },
     { figure: 'Merge 10k+10k', unit: 'ms', runs: runsOf('merge.ms'), target: { text: '≤ 15 ms', pass: (v) => v <= 15 } },
+    {
+      figure: 'Whole-store audit, 1,000 sessions × 200 events, encryption on',
+      unit: 'events/s',
+      runs: runsOf('auditSealed.eventsPerSecond'),
+      ratio: { runs: ratioRuns('auditSealed.eventsPerSecond', 'auditPlain.eventsPerSecond'), of: 'the same sessions stored plain' },
+      target: { text: 'whole-store audit, encryption on / off ≥ 0.9', pass: ratioAtLeast(0.9) },
+      checks: `the 1,000 × 200 shape only (not the 100 × 10,000); mismatches ${countsOf('auditSealed.mismatches')}; ${encryptionStores.auditSealed}`,
+    },
+    {
+      figure: 'Whole-store audit, 1,000 sessions × 200 events, encryption off (its twin)',
+      unit: 'events/s',
+      runs: runsOf('auditPlain.eventsPerSecond'),
+      checks: `mismatches ${countsOf('auditPlain.mismatches')}; ${encryptionStores.auditPlain}`,
+    },
+    {
+      figure: 'Whole-store audit, 1,000 × 200, encryption on, per audit CPU second',
+      unit: 'events/s',
+      runs: runsOf('auditSealed.eventsPerCpuSecond'),
+      ratio: { runs: ratioRuns('auditSealed.eventsPerCpuSecond', 'auditPlain.eventsPerCpuSecond'), of: "the plain twin's" },
+    },
     ...(['auditSmall', 'auditLong'] as const).flatMap((id): ResultRow[] => {
       const shape = id === 'auditSmall' ? '1,000 sessions × 200 events' : '100 sessions × 10,000 events';
       return [
@@ -425,6 +459,31 @@ function rows(adapterNote: string): ResultRow[] {
       unit: '%',
       runs: runsOf('chronicle1x16audited.auditorShare'),
     },
+    ...ENCRYPTION_SHAPES.flatMap(([shape, clients, events]): ResultRow[] => {
+      const what = `Chronicle ${events}-event POSTs, ${clients} clients`;
+      return [
+        {
+          figure: `${what}, encryption on (twin services)`,
+          unit: 'events/s',
+          runs: runsOf(`sealed${shape}.eventsPerSecond`),
+          ratio: { runs: ratioRuns(`sealed${shape}.eventsPerSecond`, `plain${shape}.eventsPerSecond`), of: 'its twin, encryption off' },
+          target: { text: `encryption on / off, ${events}-event @${clients} ≥ 0.9`, pass: ratioAtLeast(0.9) },
+          checks: [checkText(`sealed${shape}`), encryptionStores.ingestSealed].filter(Boolean).join('; '),
+        },
+        {
+          figure: `${what}, the twin with CHRONICLE_ENCRYPTION=off`,
+          unit: 'events/s',
+          runs: runsOf(`plain${shape}.eventsPerSecond`),
+          checks: [checkText(`plain${shape}`), encryptionStores.ingestPlain].filter(Boolean).join('; '),
+        },
+        {
+          figure: `${what}, encryption on, service CPU`,
+          unit: 'ms/event',
+          runs: runsOf(`sealed${shape}.serviceCpu`),
+          ratio: { runs: ratioRuns(`sealed${shape}.serviceCpu`, `plain${shape}.serviceCpu`), of: "the twin's, encryption off" },
+        },
+      ];
+    }),
     { figure: 'import-hermes, 500 sessions (8 rows, state.db, 40-event journal each)', unit: 'sessions/s', runs: runsOf('import.sessionsPerSecond') },
     { figure: 'import-hermes, events appended', unit: 'events/s', runs: runsOf('import.eventsPerSecond') },
     { figure: 'import-hermes re-run (appends nothing)', unit: 's', runs: runsOf('import.rerunSeconds') },
@@ -578,6 +637,17 @@ async function main(): Promise<void> {
     audited = await startChronicle(await cluster!.createDatabase('chronicle_audited'), join(workDir!, 'audited'), { CHRONICLE_AUDIT_INTERVAL_MS: '1000' });
     unaudited = await startChronicle(await cluster!.createDatabase('chronicle_unaudited'), join(workDir!, 'unaudited'));
   });
+  // The cost of encryption (issue 30): two more services started as the main one, each on a database of its own
+  // with only these phases' sessions, one sealing content (the default) and its twin with CHRONICLE_ENCRYPTION=off;
+  // their ingests run back to back every round, ABBA, so both see the same history and the same neighbours.
+  let sealed: Awaited<ReturnType<typeof startChronicle>> | undefined;
+  let plain: Awaited<ReturnType<typeof startChronicle>> | undefined;
+  const sealedUrl = await cluster.createDatabase('chronicle_sealed');
+  const plainUrl = await cluster.createDatabase('chronicle_plain');
+  await step('start Chronicle sealing content, and its twin with CHRONICLE_ENCRYPTION=off', async () => {
+    sealed = await startChronicle(sealedUrl, join(workDir!, 'sealed'));
+    plain = await startChronicle(plainUrl, join(workDir!, 'plain'), { CHRONICLE_ENCRYPTION: 'off' });
+  });
   let readTarget: ReadTarget | undefined;
   await step('prepare the read session', async () => {
     if (!chronicle) return;
@@ -708,6 +778,30 @@ async function main(): Promise<void> {
       for (const [id, values] of rates) record(`${id}.eventsPerSecond`, round, values.reduce((x, y) => x + y, 0) / values.length);
       record('chronicle1x16audited.auditorShare', round, (100 * auditor.busy) / auditor.cpu);
     }
+    if (sealed && plain) {
+      const twins = { sealed, plain };
+      for (const [index, [shape, connections, eventsPerRequest]] of ENCRYPTION_SHAPES.entries()) {
+        // ABBA in every shape, the first twin alternating by shape and by round: each twin runs twice, once
+        // early and once late, the service's and PostgreSQL's CPU sampled (so the deferred work of a run settles
+        // before the next); a twin's figure in a round is the mean of its two runs.
+        const first = (round + index) % 2 === 0 ? 'sealed' : 'plain';
+        const second = first === 'sealed' ? 'plain' : 'sealed';
+        const values = new Map<string, number[]>();
+        for (const [slot, which] of ([first, second, second, first] as const).entries()) {
+          const id = `${which}${shape}`;
+          const service = twins[which];
+          await step(`${id} round ${round + 1} (${slot + 1}/4)`, async () => {
+            const clients = await prepareJournalClients(service.port, `r${round}-${id}-${slot}`, connections);
+            await httpPhase(round, { id, port: service.port, connections, eventsPerRequest, clients, cpuOf: service.service });
+            for (const figure of ['eventsPerSecond', 'serviceCpu', 'totalCpu']) {
+              const key = `${id}.${figure}`;
+              values.set(key, [...(values.get(key) ?? []), runsOf(key)[round]!]);
+            }
+          });
+        }
+        for (const [key, list] of values) record(key, round, list.reduce((x, y) => x + y, 0) / list.length);
+      }
+    }
     const target = readTarget;
     if (!target) continue;
     const ceilingRead = encodeRequest({ method: 'GET', path: `/bytes/${target.bytes}`, headers: {} }, trivialPort);
@@ -729,6 +823,12 @@ async function main(): Promise<void> {
       );
     }
   }
+  await step('encryption twins: what their stores hold', async () => {
+    for (const [key, url] of [['ingestSealed', sealedUrl], ['ingestPlain', plainUrl]] as const) {
+      const { sealed: count, events } = await sealedShare(url);
+      encryptionStores[key] = `twin's store: ${count.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events sealed`;
+    }
+  });
   if (chronicle) {
     const service = chronicle;
     // Issue 29's long turns: every round above left sessions tens of thousands of tokens deep in a pending turn
@@ -788,7 +888,7 @@ async function main(): Promise<void> {
     await citus.round(round);
   }
   progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), emmett?.service.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), citus?.stop()]);
+  await Promise.all([trivial.stop(), minimal.stop(), emmett?.service.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), sealed?.service.stop(), plain?.service.stop(), citus?.stop()]);
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {
@@ -835,6 +935,22 @@ async function main(): Promise<void> {
       record(`${id}.peakRssMb`, run, figure.peakRssMb);
       record(`${id}.mismatches`, run, figure.mismatches);
       progress(`  audit ${figure.shape} (${run + 1}/${RUNS}): ${figure.eventsPerSecond} events/s, RSS ${figure.peakRssMb.toFixed(0)} MB, ${figure.mismatches} mismatches`);
+    }
+  });
+  // The audit's cost of encryption (issue 30): the 1,000 × 200 shape seeded sealed and plain into two databases,
+  // audited back to back RUNS times (the order alternating), each audit a fresh child process.
+  await step('audit, encryption on and off', async () => {
+    progress(`audit encryption bench (seeds 1,000 × 200 events sealed and plain, audits each ${RUNS} times, back to back)`);
+    const result = await runAuditEncryptionBench(await cluster!.createDatabase('bench_audit_sealed'), await cluster!.createDatabase('bench_audit_plain'), RUNS, progress);
+    for (const [which, id] of [['sealed', 'auditSealed'], ['plain', 'auditPlain']] as const) {
+      for (const [run, figure] of result[which].entries()) {
+        record(`${id}.eventsPerSecond`, run, figure.eventsPerSecond);
+        record(`${id}.eventsPerCpuSecond`, run, figure.events / figure.cpuSeconds);
+        record(`${id}.mismatches`, run, figure.mismatches);
+        progress(`  audit ${which} (${run + 1}/${RUNS}): ${figure.eventsPerSecond} events/s, ${Math.round(figure.events / figure.cpuSeconds)} per CPU s, ${figure.mismatches} mismatches`);
+      }
+      const store = which === 'sealed' ? result.sealedStore : result.plainStore;
+      encryptionStores[id] = `store: ${store.sealed.toLocaleString('en-US')} of ${store.events.toLocaleString('en-US')} events sealed`;
     }
   });
   for (let round = 0; round < RUNS; round += 1) {
