@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import request from 'supertest';
+import { keystoreUrlFor } from '#event-store';
+import { loadConfig, parseApiKeys } from '#platform';
+import { createApp } from '../../apps/session-api/src/app.factory.js';
 import { runWith } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
-import { bearer, KEYS, startTestApp, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
+import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
+import { createTestDatabase } from '../support/database.js';
 import { expectStatus, ingestClient } from '../support/ingest.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -142,6 +147,23 @@ describe('content sealed at rest, and erased for good', () => {
     expect(lines.find((l) => l.streamId === 'session-keep-me' && l.version === 1)?.dataKey).toEqual(expect.any(String));
   });
 
+  it('rotates the master key: every data key re-wrapped, the events untouched, the old master key then useless', async () => {
+    const next = randomBytes(32).toString('base64');
+    const eventsBefore = await t.query<{ h: string }>(`SELECT md5(string_agg(data::text || hash, '' ORDER BY stream_id, version)) AS h FROM events`);
+    const rotated = await runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: next, CHRONICLE_MASTER_KEY_PREVIOUS: TEST_MASTER_KEY }, ['rotate-keys']);
+    expect(rotated).toMatchObject({ code: 0 });
+    expect(rotated.stdout).toMatch(/^re-wrapped 1 data key\(s\) under master key [0-9a-f]{16}; 0 already were, 1 destroyed/);
+    const again = await runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: next }, ['rotate-keys']);
+    expect(again.stdout).toMatch(/^re-wrapped 0 data key\(s\)/);
+    expect(await t.query(`SELECT md5(string_agg(data::text || hash, '' ORDER BY stream_id, version)) AS h FROM events`)).toEqual(eventsBefore);
+    const withNew = await runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: next }, ['replay', 'keep-me', '--json']);
+    expect(withNew.code).toBe(0);
+    expect(withNew.stdout).toContain(marksOf('keep-me')[3]);
+    const withOld = await runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, ['replay', 'keep-me', '--json']);
+    expect(withOld.code).not.toBe(0);
+    expect(withOld.stdout).not.toContain(marksOf('keep-me')[3]);
+  });
+
   it('keeps the other session whole', async () => {
     const transcript = await expectStatus(api.read('/v1/sessions/keep-me/transcript'), 200);
     expect(JSON.stringify(transcript.body)).toContain(marksOf('keep-me')[3]);
@@ -174,5 +196,87 @@ describe('retention: sessions untouched for CHRONICLE_RETENTION_DAYS are erased 
     expect(erased.data).toMatchObject({ requestedBy: 'retention', reason: expect.stringContaining('retention') });
     const metrics = await expectStatus(request(r.server).get('/metrics').set(bearer(KEYS.admin)), 200);
     expect(metrics.text).toMatch(/^chronicle_retention_erased_total 1$/m);
+  });
+});
+
+describe('a backup of the event database taken before an erasure, restored', () => {
+  const admin = async <R>(run: (client: pg.Client) => Promise<R>): Promise<R> => {
+    const client = new pg.Client({ connectionString: process.env.CHRONICLE_TEST_ADMIN_URL });
+    await client.connect();
+    try {
+      return await run(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const urlOf = (database: string) => {
+    const url = new URL(process.env.CHRONICLE_TEST_ADMIN_URL as string);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  const appOn = async (databaseUrl: string, env: Record<string, string> = {}) =>
+    createApp({
+      config: loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', CHRONICLE_PROJECTOR_INTERVAL_MS: '50', CHRONICLE_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: databaseUrl, ...env }),
+      databaseUrl,
+      keys: parseApiKeys(TEST_KEYS_SPEC),
+    });
+
+  it('brings no content back: the key store still says erased, and the service erases the session again at start', async () => {
+    const live = await createTestDatabase();
+    const backupName = `${new URL(live.url).pathname.slice(1)}_backup`;
+    const marks = MARKS.map((mark) => `${mark}-restore-me`);
+    try {
+      // The session, written, then the service stopped and the database copied whole (a cold backup).
+      let app = await appOn(live.url);
+      const client = ingestClient(() => app.getHttpServer());
+      await client.startSession('restore-me', { title: marks[0], createdAt: T });
+      await client.submit('restore-me', { runId: 'run-1', text: marks[1], submittedAt: T + 1 });
+      await pollUntil('the index row with its title', async () => (await request(app.getHttpServer()).get('/v1/sessions').set(bearer(KEYS.read))).body.items?.[0]?.title, (title) => title === marks[0]);
+      await app.close();
+      await pollUntil('the backup copy', () => admin((c) => c.query(`CREATE DATABASE ${backupName} TEMPLATE ${new URL(live.url).pathname.slice(1)}`).then(() => true, () => false)), Boolean);
+      // Erased on the live database afterwards.
+      app = await appOn(live.url);
+      await expectStatus(request(app.getHttpServer()).post('/v1/sessions/restore-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'user request #2' }), 200);
+      await app.close();
+
+      // The backup restored in its place, with the key store as it is now (kept apart from the event database).
+      const restored = await appOn(urlOf(backupName), { CHRONICLE_KEYSTORE_URL: keystoreUrlFor(live.url) });
+      try {
+        const server = restored.getHttpServer();
+        const gone = await pollUntil('the restored session erased again', async () => (await request(server).get('/v1/sessions/restore-me').set(bearer(KEYS.read))).status, (s) => s === 410);
+        expect(gone).toBe(410);
+        await expectStatus(request(server).get('/v1/sessions/restore-me/transcript').set(bearer(KEYS.read)), 410);
+        const [erased] = (await admin(async () => {
+          const c = new pg.Client({ connectionString: urlOf(backupName) });
+          await c.connect();
+          try {
+            return (await c.query(`SELECT data FROM events WHERE stream_id = 'session-restore-me' AND type = 'SessionErased'`)).rows;
+          } finally {
+            await c.end();
+          }
+        })) as { data: { requestedBy: string } }[];
+        expect(erased.data.requestedBy).toBe('key-store');
+        // Its read models caught up: no table of the restored database holds the content.
+        await pollUntil('the restored index row erased', async () => (await request(server).get('/v1/sessions').set(bearer(KEYS.read))).body.items?.[0]?.status, (s) => s === 'erased');
+        const c = new pg.Client({ connectionString: urlOf(backupName) });
+        await c.connect();
+        try {
+          const tables = (await c.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`)).rows;
+          const holding: string[] = [];
+          for (const { name } of tables) {
+            const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
+            if (rows[0].n > 0) holding.push(name);
+          }
+          expect(holding).toEqual([]);
+        } finally {
+          await c.end();
+        }
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${backupName} WITH (FORCE)`));
+      await live.drop();
+    }
   });
 });

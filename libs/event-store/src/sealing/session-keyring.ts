@@ -162,6 +162,15 @@ export class SessionKeyring {
     }
   }
 
+  /** Streams whose key was destroyed (erased sessions), after `after` in stream id order, a page at a time. */
+  async destroyedStreams(after: string, limit: number): Promise<string[]> {
+    const result = await this.pool.query<{ stream_id: string }>(
+      'SELECT stream_id FROM session_data_keys WHERE wrapped IS NULL AND stream_id > $1 ORDER BY stream_id LIMIT $2',
+      [after, limit],
+    );
+    return result.rows.map((row) => row.stream_id);
+  }
+
   /** Counts of live and destroyed keys, and live keys per master key id. */
   async stats(): Promise<{ live: number; destroyed: number; byMaster: Record<string, number> }> {
     const result = await this.pool.query<{ master_key_id: string | null; n: number }>(
