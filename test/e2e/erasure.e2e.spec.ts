@@ -84,9 +84,21 @@ describe('content sealed at rest, and erased for good', () => {
     const bad = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({}), 400);
     expect(bad.body.errors.map((e: { path: string }) => e.path)).toContain('reason');
     await expectStatus(request(t.server).post('/v1/sessions/never-was/erasure').set(bearer(KEYS.admin)).send({ reason: 'x' }), 404);
+    // What this replica holds in memory of the session (its transcripts and encoded answers) goes with it.
+    const cacheBytes = async () => {
+      const text = (await expectStatus(request(t.server).get('/metrics').set(bearer(KEYS.admin)), 200)).text;
+      const of = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+      return { transcripts: of('chronicle_view_cache_bytes\\{cache="transcripts"\\}'), answers: of('chronicle_answer_cache_bytes') };
+    };
+    await expectStatus(api.read('/v1/sessions/forget-me/transcript?view=context'), 200);
+    await expectStatus(api.read('/v1/sessions/forget-me/transcript?at=3'), 200);
+    const before = await cacheBytes();
     const erased = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'user request #1' }), 200);
     expect(erased.body).toMatchObject({ sessionId: 'forget-me', appended: 1, duplicate: false, snapshotsPurged: 1 });
     expect(typeof erased.body.dataKeyId).toBe('string');
+    const after = await cacheBytes();
+    expect(after.transcripts).toBeLessThan(before.transcripts);
+    expect(after.answers).toBeLessThan(before.answers);
     const again = await expectStatus(request(t.server).post('/v1/sessions/forget-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'again' }), 200);
     expect(again.body).toMatchObject({ appended: 0, duplicate: true, version: erased.body.version });
   });

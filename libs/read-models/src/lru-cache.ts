@@ -26,6 +26,11 @@ export class LruCache<K, V> {
     this.entries.delete(key);
   }
 
+  /** Drops every entry whose key `matches`: a walk of the keys, for rare calls. */
+  deleteWhere(matches: (key: K) => boolean): void {
+    for (const key of [...this.entries.keys()]) if (matches(key)) this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }

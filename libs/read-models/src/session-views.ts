@@ -16,6 +16,7 @@ import { SessionStateCache, type LoadedState } from './session-state.cache.js';
 import { SnapshotScheduler } from './snapshot.scheduler.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { TranscriptCache } from './transcript.cache.js';
+import { LruCache } from './lru-cache.js';
 
 export type { LoadedState } from './session-state.cache.js';
 
@@ -45,6 +46,8 @@ export interface SessionViewsOptions {
   readonly onCacheBytes?: (cache: 'states' | 'views' | 'transcripts', bytes: number) => void;
   readonly onCache?: (result: 'hit' | 'miss') => void;
   readonly onError?: (error: unknown) => void;
+  /** Told once per session this process sees erased, after it dropped what it held of it (the service drops its answers). */
+  readonly onErased?: (sessionId: string) => void;
 }
 
 export const DEFAULT_VIEW_CACHE_BYTES = 64 * 1024 * 1024;
@@ -61,6 +64,9 @@ export class SessionViews {
   private readonly states: SessionStateCache;
   private readonly rendered: TranscriptCache;
   private readonly snapshotter: SnapshotScheduler;
+  /** Sessions seen erased (their rendered copies dropped once); bounded, a forgotten one is dropped again at no harm. */
+  private readonly erased = new LruCache<string, true>(10_000);
+  private readonly onErased: ((sessionId: string) => void) | undefined;
 
   constructor(store: EventStore, snapshots: SnapshotStore, options: SessionViewsOptions) {
     const budget = options.cacheBytes ?? DEFAULT_VIEW_CACHE_BYTES;
@@ -68,16 +74,31 @@ export class SessionViews {
     this.states = new SessionStateCache(store, snapshots, budget / 2, (bytes) => report?.('states', bytes));
     this.rendered = new TranscriptCache({ viewBytes: budget / 4, transcriptBytes: budget / 4, onBytes: report, onCache: options.onCache });
     this.snapshotter = new SnapshotScheduler(snapshots, options);
+    this.onErased = options.onErased;
+  }
+
+  /**
+   * A state that says erased: whatever this process rendered of the session before (views, transcripts of every
+   * version, streaming outputs, and through `onErased` the encoded answers) is dropped at once, not left to age
+   * out, so no copy of the content stays in memory. Every replica does so when it first folds the erasure.
+   */
+  private noticed<T extends { readonly state: SessionState }>(sessionId: string, loaded: T): T {
+    if (loaded.state.erased !== null && this.erased.get(sessionId) === undefined) {
+      this.erased.set(sessionId, true);
+      this.rendered.forget(sessionId);
+      this.onErased?.(sessionId);
+    }
+    return loaded;
   }
 
   /** The fold state at the current version (or at `at`, for time travel). */
-  load(sessionId: string, at?: number): Promise<LoadedState> {
-    return this.states.load(sessionId, at);
+  async load(sessionId: string, at?: number): Promise<LoadedState> {
+    return this.noticed(sessionId, await this.states.load(sessionId, at));
   }
 
   /** The latest state this process knows, without a round trip (`SessionStateCache.loadLatest`). */
-  loadLatest(sessionId: string): Promise<LoadedState> {
-    return this.states.loadLatest(sessionId);
+  async loadLatest(sessionId: string): Promise<LoadedState> {
+    return this.noticed(sessionId, await this.states.loadLatest(sessionId));
   }
 
   /** A run of the session at its current version, with its whole journal (`SessionStateCache.loadRun`). */
@@ -136,6 +157,7 @@ export class SessionViews {
 
   /** The writer hands over the state it appended, so the next read or write folds nothing; snapshotted when due. */
   remember(sessionId: string, version: number, state: SessionState): void {
+    this.noticed(sessionId, { state });
     const streamId = toSessionStreamId(sessionId);
     this.states.remember(streamId, version, state);
     this.snapshotter.appended(streamId, version, state);

@@ -113,6 +113,16 @@ export class TranscriptCache {
     return output;
   }
 
+  /** Drops everything rendered of the session (every version): its content is erased. */
+  forget(sessionId: string): void {
+    const ofSession = (key: string) => key === sessionId || key.startsWith(`${sessionId}@`) || key.startsWith(`${sessionId}/`);
+    this.views.delete(sessionId);
+    this.pastViews.deleteWhere(ofSession);
+    this.transcripts.deleteWhere(ofSession);
+    this.latestTranscripts.deleteWhere(ofSession);
+    this.streamingOutputs.deleteWhere(ofSession);
+  }
+
   clear(): void {
     this.views.clear();
     this.pastViews.clear();

@@ -53,15 +53,24 @@ const logger = new Logger('Sessions');
     { provide: CONFIG_HEARTBEAT_MS, useFactory: (config: ChronicleConfig) => config.liveHeartbeatMs, inject: [CONFIG] },
     {
       provide: SessionViews,
-      useFactory: (store: EventStore, snapshots: SnapshotStore, config: ChronicleConfig, metrics: Metrics, reachability: DatabaseReachability) =>
+      useFactory: (
+        store: EventStore,
+        snapshots: SnapshotStore,
+        config: ChronicleConfig,
+        metrics: Metrics,
+        reachability: DatabaseReachability,
+        answers: EncodedAnswers,
+      ) =>
         new SessionViews(store, snapshots, {
+          // An erased session's encoded answers go with its rendered copies.
+          onErased: (sessionId) => answers.forgetSession(sessionId),
           snapshotEvery: config.snapshotEvery,
           cacheBytes: config.viewCacheBytes,
           onCacheBytes: (cache, bytes) => metrics.viewCacheBytes.set({ cache }, bytes),
           onCache: (result) => metrics.viewCache.inc({ result }),
           onError: (error) => reachability.absorbs('snapshots', error) || logger.warn(`snapshot failed: ${(error as Error).message}`),
         }),
-      inject: [EVENT_STORE, SnapshotStore, CONFIG, Metrics, DatabaseReachability],
+      inject: [EVENT_STORE, SnapshotStore, CONFIG, Metrics, DatabaseReachability, EncodedAnswers],
     },
     {
       provide: EncodedAnswers,

@@ -43,6 +43,12 @@ export class ByteBoundedCache<K, V> {
     this.onSize(this.total);
   }
 
+  /** Drops every entry whose key `matches` (a session's, when it is erased): a walk of the keys, for rare calls. */
+  deleteWhere(matches: (key: K) => boolean): void {
+    for (const key of [...this.entries.keys()]) if (matches(key)) this.remove(key);
+    this.onSize(this.total);
+  }
+
   clear(): void {
     this.entries.clear();
     this.total = 0;

@@ -44,6 +44,11 @@ export class EncodedAnswers {
   }
 
   /** The answer under `key`, built by `build` (a body to serialise, or its JSON) when it is not cached. */
+  /** Drops every answer of the session (keys `<session>@<version>/…`): its content is erased. */
+  forgetSession(sessionId: string): void {
+    this.cache.deleteWhere((key) => key.startsWith(`${sessionId}@`));
+  }
+
   get(key: string, build: () => { etag: string; body: unknown } | { etag: string; json: string }): EncodedAnswer {
     const cached = this.cache.get(key);
     if (cached) return cached;
