@@ -315,7 +315,9 @@ describe('watch()', () => {
     expect(held.toolCards).toEqual(served.toolCards);
     expect(held.hash).toBe(served.hash);
     expect(watch.states.every((state) => state.source === 'patch')).toBe(true);
-    expect(watch.states.some((state) => state.streaming?.text.includes('run-a-5'))).toBe(true);
+    // The pending turn's output, as patches carried it while it streamed (how many versions the feed coalesced
+    // depends on the machine's speed: any token's text will do).
+    expect(watch.states.some((state) => /run-a-\d+/.test(state.streaming?.text ?? ''))).toBe(true);
     const versions = watch.states.map((state) => state.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });

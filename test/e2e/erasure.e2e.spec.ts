@@ -292,3 +292,42 @@ describe('a backup of the event database taken before an erasure, restored', () 
     }
   });
 });
+
+describe('a session written before content was sealed (the frozen fixture of 770480d), erased', () => {
+  let r: TestApp;
+  beforeAll(async () => {
+    r = await startTestApp({ CHRONICLE_PROJECTOR_INTERVAL_MS: '50' });
+    const imported = await runWith({ DATABASE_URL: r.database.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, ['import', 'test/fixtures/compat/sessions.ndjson']);
+    expect(imported.code).toBe(0);
+  });
+  afterAll(async () => {
+    await r.close();
+  });
+  const plainText = async (sessionId: string, text: string) =>
+    (await r.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE stream_id = $1 AND data::text LIKE $2`, [`session-${sessionId}`, `%${text}%`]))[0].n;
+  const audit = async (sessionId: string) => (await expectStatus(request(r.server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)), 200)).body;
+
+  it('drops the plain content its events hold, lists them in SessionErased, and the audit verifies the chain around them', async () => {
+    expect(await plainText('compat-settled', 'tell me the version')).toBeGreaterThan(0);
+    // Every event of that session carries content (its title, rows, prompt, journal, state rows): all twelve.
+    const [{ n: withContent }] = await r.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE stream_id = 'session-compat-settled'`);
+    expect(withContent).toBe(12);
+    const erased = await expectStatus(request(r.server).post('/v1/sessions/compat-settled/erasure').set(bearer(KEYS.admin)).send({ reason: 'legacy' }), 200);
+    expect(erased.body).toMatchObject({ appended: 1, dataKeyId: null, contentDropped: 12 });
+    expect(await plainText('compat-settled', 'tell me the version')).toBe(0);
+    expect(await plainText('compat-settled', 'Grüß')).toBe(0);
+    const [decision] = await r.query<{ data: { droppedContent: number[][] } }>(`SELECT data FROM events WHERE stream_id = 'session-compat-settled' AND type = 'SessionErased'`);
+    expect(decision.data.droppedContent).toEqual([[1, 12]]);
+    await pollUntil('the index row erased', async () => (await r.query<{ status: string }>(`SELECT status FROM session_index WHERE session_id = 'compat-settled'`))[0]?.status, (s) => s === 'erased');
+    expect(await audit('compat-settled')).toMatchObject({ match: true, erased: true, chain: { ok: true } });
+    const all = await runWith({ DATABASE_URL: r.database.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, ['audit', '--json']);
+    expect(JSON.parse(all.stdout)).toMatchObject({ mismatches: [] });
+    await expectStatus(ingestClient(() => r.server).read('/v1/sessions/compat-settled/transcript'), 410);
+  });
+
+  it('still breaks the chain at an event put in the dropped form that no erasure listed', async () => {
+    expect(await audit('compat-abandoned')).toMatchObject({ match: true, chain: { ok: true } });
+    await r.query(`UPDATE events SET data = ((data::jsonb - 'rows') || '{"dropped":"content"}')::json WHERE stream_id = 'session-compat-abandoned' AND version = 2`);
+    expect((await audit('compat-abandoned')).chain).toEqual({ ok: false, firstBrokenVersion: 2 });
+  });
+});

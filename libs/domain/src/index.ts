@@ -35,6 +35,7 @@ export {
 } from './events/session-event.schemas.js';
 export { fieldErrorsOf, parseSessionEvent } from './events/parse-session-event.js';
 export { schemaStampOf } from './events/event-schema.upcasters.js';
+export { versionRanges } from './events/event-content.rule.js';
 export type { ErasureRecord } from './session-state/session.state.js';
 
 // session: commands and the decider; the fold (state, evolve) and the views it renders

@@ -13,5 +13,15 @@ export { storedFormOf, withJournalsOf } from './session-state/stored-form.js';
 export { render, renderTranscript } from './session/session.render.js';
 export type { SessionView } from './session/session.view.js';
 export type { SessionEvent } from './events/session.events.js';
-export { carriesContent, erasedContentOf, joinContent, splitContent } from './events/event-content.rule.js';
+export {
+  carriesContent,
+  CONTENT_FIELDS,
+  DROPPED_CONTENT,
+  erasedContentOf,
+  inVersionRanges,
+  isDroppedContent,
+  joinContent,
+  splitContent,
+  versionRanges,
+} from './events/event-content.rule.js';
 export { storedSchemaOf, upcastEventData } from './events/event-schema.upcasters.js';

@@ -27,3 +27,4 @@ export { MasterKeys, masterKeyIdOf, newMasterKeyText, parseMasterKey, type Maste
 export { KEY_TABLE_DDL, SessionErasedError, SessionKeyring, type KeyringOptions } from './sealing/session-keyring.js';
 export { sealEventStore, type ReadableStoredEvent } from './sealing/sealing-event-store.js';
 export { keyringFromSettings, keystoreUrlFor, openKeyring, resolveMasterKeys, type MasterKeySettings, type SealingSettings } from './sealing/keystore.js';
+export { PlainContent } from './sealing/plain-content.js';

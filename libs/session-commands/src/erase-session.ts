@@ -1,5 +1,5 @@
-import { toSessionStreamId } from '#domain';
-import type { SessionKeyring } from '#event-store';
+import { toSessionStreamId, versionRanges } from '#domain';
+import type { PlainContent, SessionKeyring } from '#event-store';
 import type { SnapshotStore } from '#read-models';
 import { executeSessionCommand } from './session-command.js';
 import type { SessionWriter, WriteResult } from './session-writer.js';
@@ -18,6 +18,8 @@ export interface EraseResult extends WriteResult {
   readonly dataKeyId: string | null;
   /** Snapshots dropped with it. */
   readonly snapshotsPurged: number;
+  /** Events written before content was sealed whose plain content it dropped from the table. */
+  readonly contentDropped: number;
 }
 
 /**
@@ -28,16 +30,34 @@ export interface EraseResult extends WriteResult {
  * it hold none. Each step is idempotent: a retry after a crash between them finishes the erasure.
  */
 export async function eraseSession(
-  deps: { readonly writer: SessionWriter; readonly keyring: SessionKeyring | null; readonly snapshots: SnapshotStore },
+  deps: {
+    readonly writer: SessionWriter;
+    readonly keyring: SessionKeyring | null;
+    readonly snapshots: SnapshotStore;
+    readonly plainContent: PlainContent;
+  },
   request: EraseSessionRequest,
 ): Promise<EraseResult> {
   const streamId = toSessionStreamId(request.sessionId);
   const key = deps.keyring === null ? null : await deps.keyring.keyFor(streamId);
+  // Content no key protects (events written before sealing) is dropped after the decision that lists it.
+  const plain = await deps.plainContent.versions(streamId);
+  const dropped = versionRanges(plain);
   const written = await executeSessionCommand(deps.writer, request.sessionId, {
     type: 'EraseSession',
-    data: { at: request.at, reason: request.reason, requestedBy: request.requestedBy, dataKeyId: key?.id ?? null },
+    data: {
+      at: request.at,
+      reason: request.reason,
+      requestedBy: request.requestedBy,
+      dataKeyId: key?.id ?? null,
+      ...(dropped.length > 0 ? { droppedContent: dropped } : {}),
+    },
   });
   const destroyed = deps.keyring === null ? null : await deps.keyring.destroy(streamId);
+  // A retry after a crash (a duplicate decision) finds what its first attempt listed and did not drop yet: an
+  // erased session takes no event, so nothing else can have been written plain since.
+  const contentDropped = await deps.plainContent.drop(streamId, plain);
   const snapshotsPurged = await deps.snapshots.purge(streamId);
-  return { ...written, dataKeyId: key?.id ?? destroyed, snapshotsPurged };
+  return { ...written, dataKeyId: key?.id ?? destroyed, snapshotsPurged, contentDropped };
 }
+

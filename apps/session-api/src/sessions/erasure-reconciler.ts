@@ -1,10 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { fromSessionStreamId } from '#domain';
-import type { SessionKeyring } from '#event-store';
 import { DatabaseReachability } from '#platform';
-import { SessionViews, SnapshotStore } from '#read-models';
-import { eraseSession, SessionWriter } from '#session-commands';
-import { KEYRING } from '../database/database.module.js';
+import { SessionViews } from '#read-models';
+import { SessionEraser } from './session-eraser.js';
 
 const PAGE = 500;
 
@@ -22,15 +20,13 @@ export class ErasureReconciler implements OnApplicationBootstrap, OnModuleDestro
   private stopping = false;
 
   constructor(
-    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
-    private readonly writer: SessionWriter,
+    private readonly eraser: SessionEraser,
     private readonly views: SessionViews,
-    private readonly snapshots: SnapshotStore,
     private readonly reachability: DatabaseReachability,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.keyring === null) return;
+    if (this.eraser.keyring === null) return;
     this.running = this.reconcile().catch((error: unknown) => {
       if (!this.reachability.absorbs('erasure reconciler', error)) this.logger.warn(`erasures not re-applied: ${(error as Error).message}`);
     });
@@ -43,7 +39,7 @@ export class ErasureReconciler implements OnApplicationBootstrap, OnModuleDestro
 
   /** Re-applies every erasure the key store knows and the log lacks; answers how many it re-applied. */
   async reconcile(): Promise<number> {
-    const keyring = this.keyring;
+    const keyring = this.eraser.keyring;
     if (keyring === null) return 0;
     let reapplied = 0;
     for (let after = ''; !this.stopping; ) {
@@ -55,10 +51,12 @@ export class ErasureReconciler implements OnApplicationBootstrap, OnModuleDestro
         if (sessionId === null || this.stopping) continue;
         const loaded = await this.views.load(sessionId);
         if (!loaded.exists || loaded.state.erased !== null) continue;
-        const result = await eraseSession(
-          { writer: this.writer, keyring, snapshots: this.snapshots },
-          { sessionId, reason: 'erased before: the key store holds its tombstone (a restored backup)', requestedBy: 'key-store', at: Date.now() / 1000 },
-        );
+        const result = await this.eraser.erase({
+          sessionId,
+          reason: 'erased before: the key store holds its tombstone (a restored backup)',
+          requestedBy: 'key-store',
+          at: Date.now() / 1000,
+        });
         reapplied += 1;
         this.logger.warn({ msg: 'erasure re-applied: the key store says erased, the log did not', sessionId, version: result.version });
       }

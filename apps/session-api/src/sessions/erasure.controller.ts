@@ -19,10 +19,15 @@ export const erasureAnswer = writeResultAnswer
   .extend({
     dataKeyId: z.string().nullable().describe("The destroyed data key's id; null when the session's content was never sealed."),
     snapshotsPurged: z.number().int().nonnegative(),
+    contentDropped: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Events written before content was sealed (stored plain) whose content the erasure dropped from the table.'),
   })
   .meta({
     id: 'ErasureResult',
-    example: { sessionId: 'demo', version: 10, appended: 1, duplicate: false, dataKeyId: '6f1c…', snapshotsPurged: 2 },
+    example: { sessionId: 'demo', version: 10, appended: 1, duplicate: false, dataKeyId: '6f1c…', snapshotsPurged: 2, contentDropped: 0 },
   });
 
 /** Who asked, without the key: the first 12 hex digits of its sha256. */

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
-import { queryAcrossSessions, type SessionKeyring } from '#event-store';
+import { queryAcrossSessions } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
-import { SnapshotStore } from '#read-models';
-import { eraseSession, SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
-import { KEYRING, PG_POOL } from '../database/database.module.js';
+import { PG_POOL } from '../database/database.module.js';
+import { SessionEraser } from './session-eraser.js';
 
 /** Sessions erased per sweep at most: a backlog drains over several sweeps instead of one long burst. */
 const PER_SWEEP = 100;
@@ -25,9 +24,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
   constructor(
     @Inject(CONFIG) private readonly config: ChronicleConfig,
     @Inject(PG_POOL) private readonly pool: pg.Pool,
-    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
-    private readonly writer: SessionWriter,
-    private readonly snapshots: SnapshotStore,
+    private readonly eraser: SessionEraser,
     private readonly metrics: Metrics,
     private readonly reachability: DatabaseReachability,
   ) {}
@@ -59,10 +56,7 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     this.metrics.retentionDue.set(due.rows[0]?.n ?? 0);
     let erased = 0;
     for (const { session_id: sessionId } of due.rows) {
-      const result = await eraseSession(
-        { writer: this.writer, keyring: this.keyring, snapshots: this.snapshots },
-        { sessionId, reason: `retention: untouched for ${this.config.retentionDays} day(s)`, requestedBy: 'retention', at: now },
-      );
+      const result = await this.eraser.erase({ sessionId, reason: `retention: untouched for ${this.config.retentionDays} day(s)`, requestedBy: 'retention', at: now });
       if (result.duplicate) continue;
       erased += 1;
       this.metrics.retentionErased.inc();

@@ -14,6 +14,7 @@ import { EraseSessionHandler } from './erase-session.handler.js';
 import { ErasureController } from './erasure.controller.js';
 import { RetentionService } from './retention.service.js';
 import { ErasureReconciler } from './erasure-reconciler.js';
+import { SessionEraser } from './session-eraser.js';
 import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
 import { GetSessionEventsHandler } from './get-session-events.handler.js';
 import { GetTranscriptHandler } from './get-transcript.handler.js';
@@ -32,6 +33,7 @@ const logger = new Logger('Sessions');
     ExecuteSessionCommandHandler,
     CompressSessionHandler,
     EraseSessionHandler,
+    SessionEraser,
     RetentionService,
     ErasureReconciler,
     { provide: SnapshotStore, useFactory: (pool: pg.Pool, keyring: SessionKeyring | null) => new SnapshotStore(pool, keyring), inject: [PG_POOL, KEYRING] },

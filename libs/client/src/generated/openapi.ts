@@ -771,7 +771,8 @@ export interface components {
          *       "appended": 1,
          *       "duplicate": false,
          *       "dataKeyId": "6f1c…",
-         *       "snapshotsPurged": 2
+         *       "snapshotsPurged": 2,
+         *       "contentDropped": 0
          *     }
          */
         ErasureResult: {
@@ -790,6 +791,8 @@ export interface components {
             /** @description The destroyed data key's id; null when the session's content was never sealed. */
             dataKeyId: string | null;
             snapshotsPurged: number;
+            /** @description Events written before content was sealed (stored plain) whose content the erasure dropped from the table. */
+            contentDropped: number;
         };
         /**
          * @example {
@@ -1190,6 +1193,7 @@ export interface components {
             reason: string;
             requestedBy: string;
             dataKeyId: string | null;
+            droppedContent?: (number)[][];
         };
         /**
          * @example {

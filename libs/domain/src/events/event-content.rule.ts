@@ -64,3 +64,25 @@ export function erasedContentOf(type: string): Data {
   for (const field of fieldsOf(type)) out[field] = ERASED_VALUE[field] ?? null;
   return out;
 }
+
+/**
+ * The marker an event stored plain carries once an erasure dropped its content (`{ ...plain fields, dropped:
+ * "content" }`): it reads as erased, as a sealed event whose key is destroyed does.
+ */
+export const DROPPED_CONTENT = { field: 'dropped', value: 'content' } as const;
+
+export const isDroppedContent = (data: Data): boolean => data[DROPPED_CONTENT.field] === DROPPED_CONTENT.value;
+
+/** `[first, last]` ranges of sorted, distinct versions. */
+export function versionRanges(versions: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const v of versions) {
+    const last = out.at(-1);
+    if (last && v === last[1] + 1) last[1] = v;
+    else out.push([v, v]);
+  }
+  return out;
+}
+
+export const inVersionRanges = (ranges: readonly (readonly [number, number])[], version: number): boolean =>
+  ranges.some(([first, last]) => version >= first && version <= last);

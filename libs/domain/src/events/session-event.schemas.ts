@@ -85,6 +85,7 @@ export const sessionErasedDataSchema = z.object({
   reason: z.string().min(1).max(1000),
   requestedBy: z.string().min(1),
   dataKeyId: z.string().nullable(),
+  droppedContent: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
 }) satisfies z.ZodType<SessionEventData<'SessionErased'>>;
 
 /** Event type → the schema of its data; the OpenAPI document and the event store read the catalogue from here. */

@@ -88,6 +88,12 @@ export interface SessionErasedData {
   readonly requestedBy: string;
   /** Which data key was destroyed (null: the session had none, its content was never sealed). */
   readonly dataKeyId: string | null;
+  /**
+   * Versions of events written before content was sealed (stored plain) whose content the erasure dropped from
+   * the table, as [first, last] ranges: their stored links can no longer be recomputed, and the audit accepts a
+   * link it cannot recompute only for an event listed here and stored in the dropped form (`DROPPED_CONTENT`).
+   */
+  readonly droppedContent?: readonly (readonly [number, number])[];
 }
 
 export type SessionStarted = DomainEvent<'SessionStarted', SessionStartedData>;

@@ -103,6 +103,7 @@ export interface ErasureRecord {
   readonly reason: string;
   readonly requestedBy: string;
   readonly dataKeyId: string | null;
+  readonly droppedContent?: readonly (readonly [number, number])[];
 }
 
 /** The stored run (journal in chunks): what the fold and the deciders read. */

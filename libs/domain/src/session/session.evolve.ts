@@ -118,14 +118,15 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       return onTranscriptTruncated(transient, draft, event.data);
     case 'SessionErased': {
       if (draft.erased !== null) return;
-      const { at, reason, requestedBy, dataKeyId } = event.data;
+      const { at, reason, requestedBy, dataKeyId, droppedContent } = event.data;
       touch(draft, at);
       // Everything the content made is dropped with it: the state keeps the session's identity, times and
       // lineage only. A fold of the events as sealed content reads them after the erasure (content empty) reaches
       // the same state as the fold that held the content, so the read models written either way agree.
       const kept = { version: draft.version, sessionId: draft.sessionId, parentSessionId: draft.parentSessionId, createdAt: draft.createdAt };
       const lineage = { archived: draft.archived, childSessionId: draft.childSessionId, lastActivityAt: draft.lastActivityAt };
-      Object.assign(draft, initialSessionState(), kept, lineage, { erased: { at, reason, requestedBy, dataKeyId } });
+      const erased = { at, reason, requestedBy, dataKeyId, ...(droppedContent === undefined ? {} : { droppedContent }) };
+      Object.assign(draft, initialSessionState(), kept, lineage, { erased });
       return;
     }
     default:

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
-import { erasedContentOf, joinContent, splitContent, storedSchemaOf, upcastEventData } from '#domain/replay';
+import { DROPPED_CONTENT, erasedContentOf, isDroppedContent, joinContent, splitContent, storedSchemaOf, upcastEventData } from '#domain/replay';
 import { UnstorableTextError, unstorable } from '../storable-text.js';
 
 /**
@@ -111,6 +111,9 @@ export function readableEventData(key: Buffer | null, streamId: string, type: st
   if (isSealed(data)) {
     const { [SEALED_FIELD]: sealed, ...plain } = data;
     data = joinContent(plain, (key === null ? null : tryOpen(key, streamId, type, sealed)) ?? erasedContentOf(type));
+  } else if (isDroppedContent(data)) {
+    const { [DROPPED_CONTENT.field]: _marker, ...plain } = data;
+    data = joinContent(plain, erasedContentOf(type));
   }
   return upcastEventData(type, schema, data);
 }

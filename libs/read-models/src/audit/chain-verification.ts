@@ -1,3 +1,4 @@
+import { CONTENT_FIELDS, inVersionRanges, isDroppedContent } from '#domain/replay';
 import { chainHash, chainLink } from '#event-store/hash';
 
 export interface ChainLink {
@@ -60,6 +61,13 @@ export class ChainFollower {
   private previous: string;
   private count: number;
   private brokenAt: number | null = null;
+  /**
+   * Versions whose link could not be recomputed because an erasure dropped their plain content (stored in the
+   * dropped form): accepted as stored, and checked at the verdict against the versions the stream's
+   * `SessionErased` lists. Any other edit breaks the chain as before.
+   */
+  private readonly dropped: number[] = [];
+  private listed: readonly (readonly [number, number])[] = [];
 
   /** From the stream's start, or from a link already verified (its version and hash): the next must follow it. */
   constructor(from?: StreamHeadLink) {
@@ -68,12 +76,26 @@ export class ChainFollower {
   }
 
   push(event: ChainLink): void {
-    if (this.expects(event.version)) this.settle(event.version, event.hash, fastLinkHash(this.previous, event));
+    const stored = event.storedData !== undefined ? event.storedData : event.data;
+    if (event.type === 'SessionErased') this.listed = erasedRanges(stored);
+    if (!this.expects(event.version)) return;
+    const expected = fastLinkHash(this.previous, event);
+    if (expected !== event.hash && isDroppedForm(event.type, stored)) this.acceptDropped(event.version, event.hash);
+    else this.settle(event.version, event.hash, expected);
   }
 
   /** `push` of a link read as text (`storedLinkHash`): its data is parsed only if its text does not hash to it. */
   pushStored(version: number, type: string, hash: string, text: string): void {
-    if (this.expects(version)) this.settle(version, hash, storedLinkHash(this.previous, version, type, hash, text));
+    if (type === 'SessionErased') this.listed = erasedRanges(parsed(text));
+    if (!this.expects(version)) return;
+    const expected = storedLinkHash(this.previous, version, type, hash, text);
+    if (expected !== hash && isDroppedForm(type, parsed(text))) this.acceptDropped(version, hash);
+    else this.settle(version, hash, expected);
+  }
+
+  private acceptDropped(version: number, hash: string): void {
+    this.dropped.push(version);
+    this.previous = hash;
   }
 
   /** Counts the link; whether it is still to be checked (the chain unbroken so far, and the link the next version). */
@@ -96,6 +118,8 @@ export class ChainFollower {
    * disagrees.
    */
   verdict(head?: StreamHeadLink): ChainVerdict {
+    const unlisted = this.dropped.find((version) => !inVersionRanges(this.listed, version));
+    if (unlisted !== undefined && (this.brokenAt === null || unlisted < this.brokenAt)) return broken(unlisted);
     if (this.brokenAt !== null) return broken(this.brokenAt);
     if (head) {
       if (head.version !== this.count) return broken(Math.min(head.version, this.count) + 1);
@@ -103,6 +127,27 @@ export class ChainFollower {
     }
     return { ok: true, firstBrokenVersion: null };
   }
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** An event in the form an erasure leaves content it dropped: the marker, and none of its type's content fields. */
+function isDroppedForm(type: string, data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || !isDroppedContent(data as Record<string, unknown>)) return false;
+  const fields = (CONTENT_FIELDS as Record<string, readonly string[] | undefined>)[type] ?? [];
+  return fields.every((field) => !(field in data));
+}
+
+/** The versions a `SessionErased` lists as dropped (none for anything else). */
+function erasedRanges(data: unknown): readonly (readonly [number, number])[] {
+  const ranges = (data as { droppedContent?: unknown } | null)?.droppedContent;
+  return Array.isArray(ranges) ? (ranges.filter((r) => Array.isArray(r) && r.length === 2 && r.every(Number.isInteger)) as [number, number][]) : [];
 }
 
 /** Recomputes every link from version 1: `hash = sha256(previous hash + canonical JSON of {version,type,data})`. */
