@@ -106,7 +106,7 @@ describe('content sealed at rest, and erased for good', () => {
   it('answers 410 SESSION_ERASED to every read and every write of the session', async () => {
     for (const path of ['', '/transcript', '/transcript?view=context', '/transcript?at=2', '/markers', '/events', '/runs/run-1/journal', '/live']) {
       const answer = await expectStatus(api.read(`/v1/sessions/forget-me${path}`), 410);
-      expect(answer.body.code).toBe('SESSION_ERASED');
+      expect(answer.body).toMatchObject({ code: 'SESSION_ERASED', status: 410, title: 'Gone' });
       expect(JSON.stringify(answer.body)).not.toMatch(/Zyzzogeton/);
     }
     const write = await expectStatus(api.ingest('/v1/sessions/forget-me/messages').send({ rows: [{ role: 'user', content: 'more', timestamp: T + 20 }] }), 410);

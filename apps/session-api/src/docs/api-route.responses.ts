@@ -12,6 +12,7 @@ const PROBLEMS: Readonly<Record<number, string>> = {
   401: 'No API key, or one that is not known (`UNAUTHENTICATED`).',
   403: 'The key lacks the scope this route needs (`FORBIDDEN`).',
   404: 'Not found: `SESSION_NOT_FOUND` for a session that was never started (`code` names what is missing).',
+  410: 'The session was erased (`SESSION_ERASED`): its content is gone; the answer says when and why. Nothing is stored.',
   409: 'Conflict: the stream moved on past `expectedVersion` (`STREAM_VERSION_CONFLICT`), or a rule refused the request (`code` names it). Nothing is stored.',
   412: '`If-Match` no longer matches the stream version (`PRECONDITION_FAILED`). Nothing is stored.',
   413: 'The body is over the size limit (`PAYLOAD_TOO_LARGE`).',

@@ -27,6 +27,8 @@ function problemStatuses(route: NestRoute, spec: ApiRouteSpec, access: Access): 
   if (spec.body || spec.query || spec.headers?.length || idParams) statuses.add(400);
   if (!access.public) [401, 403, 429, 503].forEach((status) => statuses.add(status));
   if (route.path.startsWith('/v1/sessions/:id')) statuses.add(404);
+  // An erased session answers every read and write with 410; its erasure (a repeat) and its audit still answer.
+  if (route.path.startsWith('/v1/sessions/:id') && !/\/(erasure|audit)$/.test(route.path)) statuses.add(410);
   if (spec.body) [413, 415].forEach((status) => statuses.add(status));
   return [...statuses].sort((a, b) => a - b);
 }

@@ -1583,6 +1583,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The session was erased (`SESSION_ERASED`): its content is gone; the answer says when and why. Nothing is stored. */
+        Problem410: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `If-Match` no longer matches the stream version (`PRECONDITION_FAILED`). Nothing is stored. */
         Problem412: {
             headers: {
@@ -1837,6 +1846,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
@@ -1878,6 +1888,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -1926,6 +1937,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -1970,6 +1982,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2002,6 +2015,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
@@ -2054,6 +2068,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2097,6 +2112,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2144,6 +2160,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2188,6 +2205,7 @@ export interface operations {
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409"];
+            410: components["responses"]["Problem410"];
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
@@ -2219,6 +2237,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
@@ -2266,6 +2285,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
@@ -2294,6 +2314,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
@@ -2342,6 +2363,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
             404: components["responses"]["Problem404"];
+            410: components["responses"]["Problem410"];
             429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
