@@ -16,6 +16,7 @@ export { atNode, type NodeAddress } from './node-router.js';
 export {
   type DataKey,
   isSealed,
+  isSealedSnapshotText,
   openSnapshotText,
   readableEventData,
   SEALED_FIELD,

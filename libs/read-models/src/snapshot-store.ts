@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { journalSpansOf, type SessionEvent, type SessionState, storedFormOf, withJournalsFromEvents } from '#domain';
-import { type EventStore, openSnapshotText, sealSnapshotText, type SessionKeyring } from '#event-store';
+import { type EventStore, isSealedSnapshotText, openSnapshotText, sealSnapshotText, type SessionKeyring } from '#event-store';
 
 /**
  * Bump when the fold state's shape changes: older snapshots are then ignored (and rebuilt from events),
@@ -55,7 +55,7 @@ export class SnapshotStore {
 
   /** A stored snapshot's state text, opened: null when it is sealed and the session's key is gone (erased). */
   async openText(streamId: string, stored: string): Promise<string | null> {
-    if (!stored.startsWith('{"sealed":')) return stored;
+    if (!isSealedSnapshotText(stored)) return stored;
     const key = this.keyring === null ? null : await this.keyring.keyFor(streamId);
     return openSnapshotText(key?.key ?? null, streamId, stored);
   }

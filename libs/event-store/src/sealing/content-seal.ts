@@ -78,9 +78,12 @@ export function openText(key: Buffer, streamId: string, type: string, sealed: st
 export const sealSnapshotText = (key: Buffer | null, streamId: string, text: string): string =>
   key === null ? text : JSON.stringify({ [SEALED_FIELD]: sealText(key, streamId, 'snapshot', text) });
 
+/** Whether a stored snapshot text is sealed (`sealSnapshotText`'s form; a plain state starts with its version). */
+export const isSealedSnapshotText = (stored: string): boolean => stored.startsWith(`{"${SEALED_FIELD}":`);
+
 /** The state text of a stored snapshot: opened with the key; null when it is sealed and the key is gone. */
 export function openSnapshotText(key: Buffer | null, streamId: string, stored: string): string | null {
-  if (!stored.startsWith('{"sealed":')) return stored;
+  if (!isSealedSnapshotText(stored)) return stored;
   const sealed = (JSON.parse(stored) as Data)[SEALED_FIELD];
   if (typeof sealed !== 'string' || key === null) return null;
   return openText(key, streamId, 'snapshot', sealed);

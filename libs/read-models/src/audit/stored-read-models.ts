@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { cursorPassed, openSnapshotText, type SessionKeyring, type StoredEvent } from '#event-store';
+import { cursorPassed, isSealedSnapshotText, openSnapshotText, type SessionKeyring, type StoredEvent } from '#event-store';
 import { toSessionStreamId } from '#domain';
 import { readCheckpoint } from '../projection-checkpoints.js';
 import { SESSION_INDEX } from '../session-index/session-index.projector.js';
@@ -23,7 +23,7 @@ export async function openedSnapshots<Row extends { readonly state: string }>(
   streamId: string,
   rows: readonly Row[],
 ): Promise<(Omit<Row, 'state'> & { readonly state: string | null })[]> {
-  const sealed = rows.some((row) => row.state.startsWith('{"sealed":'));
+  const sealed = rows.some((row) => isSealedSnapshotText(row.state));
   const key = sealed && keyring !== null ? await keyring.keyFor(streamId) : null;
   return rows.map((row) => ({ ...row, state: openSnapshotText(key?.key ?? null, streamId, row.state) }));
 }
