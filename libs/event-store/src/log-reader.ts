@@ -146,12 +146,13 @@ export class LogReader {
               const at = values.length;
               values.push(origin, from.transactionId, from.globalPosition, fences.get(origin) ?? null);
               const arms = shards.map(
-                (shard) => `(SELECT ${columns} FROM ${shard} e
+                (shard) => `(SELECT ${columns}, e.transaction_id AS log_tx, e.global_position AS log_gp FROM ${shard} e
                   WHERE e.origin = $${at + 1}::bigint AND (e.transaction_id, e.global_position) > ($${at + 2}::text::xid8, $${at + 3}::bigint)
                     AND ($${at + 4}::text IS NULL OR e.transaction_id < $${at + 4}::text::xid8)
                   ORDER BY e.transaction_id, e.global_position LIMIT $1)`,
               );
-              return `(SELECT * FROM (${arms.join(' UNION ALL ')}) o ORDER BY o.transaction_id::xid8, o.global_position::bigint LIMIT $1)`;
+              // Ordered by the stored columns, so the shards' index scans merge (a Merge Append) and stop at the limit.
+              return `(SELECT * FROM (${arms.join(' UNION ALL ')}) o ORDER BY o.log_tx, o.log_gp LIMIT $1)`;
             });
             const text = blocks.join(' UNION ALL ');
             return pools[i]!.query<R>({ name: statementName('chronicle_log_local', text), text, values }).then((result) => result.rows);
