@@ -22,7 +22,10 @@ async function findRuns(auth: Auth, sessionId: string, summary: SessionSummary |
   let scanned = 0;
   for (let page = 0; page < SCAN_PAGES && after !== null; page++) {
     const answer: EventPage = await auth.api.get<EventPage>(`${base}/events?after=${after}&limit=${SCAN_LIMIT}`, signal);
-    for (const event of answer.items) if (typeof event.data.runId === 'string') ids.add(event.data.runId);
+    for (const event of answer.items) {
+      const { runId } = event.data as { runId?: unknown };
+      if (typeof runId === 'string') ids.add(runId);
+    }
     scanned += answer.items.length;
     after = answer.nextAfter;
   }

@@ -1,4 +1,4 @@
-import type { Marker, MessageRow, Streaming, ToolCard, Transcript, TranscriptPatch, View } from './api';
+import { contentParts, type Marker, type MessageRow, type Streaming, type ToolCard, type Transcript, type TranscriptPatch, type View } from './api';
 
 /** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
 export interface HeldTranscript {
@@ -46,8 +46,7 @@ export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTr
 /** The visible text of a row: a string, or its text parts joined. */
 export function textOf(content: MessageRow['content']): string {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
+  return contentParts(content)
     .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
     .filter((text) => text !== '')
     .join('\n\n');

@@ -1,5 +1,5 @@
 import { memo, useMemo } from 'react';
-import type { Marker, MessageRow, PendingTurn, Streaming, ToolCard } from './api';
+import { contentParts, type Marker, type MessageRow, type PendingTurn, type Streaming, type ToolCard } from './api';
 import { formatDuration, formatTime, preview, words } from './format';
 import { Markdown } from './markdown-view';
 import { Empty } from './problem-view';
@@ -47,8 +47,7 @@ function Attachments({ value }: { value: unknown }) {
 
 /** Images in content parts: inline only when the bytes are in the row (a data: image); otherwise the address as text. */
 function ImageParts({ content }: { content: MessageRow['content'] }) {
-  if (!Array.isArray(content)) return null;
-  const urls = content.flatMap((part) => (part.type === 'image_url' ? [String((part as { imageUrl?: { url?: string } }).imageUrl?.url ?? '')] : []));
+  const urls = contentParts(content).flatMap((part) => (part.type === 'image_url' ? [String((part as { imageUrl?: { url?: string } }).imageUrl?.url ?? '')] : []));
   return (
     <>
       {urls.map((url, i) =>
