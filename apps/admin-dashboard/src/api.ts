@@ -1,5 +1,6 @@
 /** The parts of the session API the dashboard reads (../shared/design/http-api.md is the contract). */
-import type { Schemas } from '../../../libs/client/src/api-types.js';
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths, Schemas } from '../../../libs/client/src/api-types.js';
 
 /**
  * The shapes of the HTTP contract are the client library's, generated from the service's OpenAPI document
@@ -65,41 +66,53 @@ const networkProblem = (error: unknown): Problem => ({
 export const path = (template: TemplateStringsArray, ...values: (string | number)[]) =>
   template.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
 
-/** Every call carries the key in the Authorization header, never in a URL. */
+/** What every openapi-fetch call answers. */
+interface Answered<T> {
+  readonly data?: T;
+  readonly error?: unknown;
+  readonly response: Response;
+}
+
+/**
+ * Every call carries the key in the Authorization header, never in a URL. `http` is the openapi-fetch client
+ * over the `paths` of the service's OpenAPI document (the client library's generated types): each route, its
+ * parameters and its answer are typed from the contract; `call` answers the body or throws an `ApiError`.
+ */
 export class Api {
-  constructor(readonly key: string) {}
+  readonly http: Client<paths>;
+
+  constructor(readonly key: string) {
+    // A relative base: the dashboard is served by the API itself, on its origin.
+    this.http = createClient<paths>({ baseUrl: '', headers: this.headers(), cache: 'no-store' });
+  }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
     return { Authorization: `Bearer ${this.key}`, Accept: 'application/json', ...extra };
   }
 
-  async request<T>(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    let response: Response;
+  /** The success body of a typed call, or its problem details as an `ApiError` (a network failure too). */
+  async call<T>(request: Promise<Answered<T>>, signal?: AbortSignal): Promise<T> {
+    let answered: Answered<T>;
     try {
-      response = await fetch(url, {
-        method,
-        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-        cache: 'no-store',
-      });
+      answered = await request;
     } catch (error) {
       if (signal?.aborted) throw error;
       throw new ApiError(networkProblem(error));
     }
-    if (!response.ok) throw new ApiError(await problemOf(response));
-    return (await response.json()) as T;
+    const { data, error, response } = answered;
+    if (!response.ok) throw new ApiError(problemFromBody(error, response));
+    return data as T;
   }
 
-  get<T>(url: string, signal?: AbortSignal) {
-    return this.request<T>('GET', url, undefined, signal);
+  scopes(): Promise<Scope[]> {
+    return this.call(this.http.GET('/v1/key')).then((answer) => [...answer.scopes]);
   }
+}
 
-  post<T>(url: string, body: unknown = {}) {
-    return this.request<T>('POST', url, body);
-  }
-
-  scopes() {
-    return this.get<{ scopes: Scope[] }>('/v1/key').then((answer) => answer.scopes);
-  }
+/** Problem details from an answer's parsed body (openapi-fetch parses it), or the closest we can say. */
+function problemFromBody(body: unknown, response: Response): Problem {
+  const problem = body as Partial<Problem> | undefined;
+  if (problem && typeof problem === 'object' && typeof problem.title === 'string') return { ...problem, title: problem.title, status: response.status };
+  const text = typeof body === 'string' ? body : '';
+  return { title: response.statusText || `HTTP ${response.status}`, status: response.status, detail: text.slice(0, 200) || undefined };
 }

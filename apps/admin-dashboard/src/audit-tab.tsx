@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { path, type SessionAudit } from './api';
+import type { SessionAudit } from './api';
 import type { Auth } from './app';
 import { Empty, ProblemView } from './problem-view';
 
@@ -48,7 +48,7 @@ export function AuditTab({ auth, sessionId }: { auth: Auth; sessionId: string })
     setBusy(true);
     setError(undefined);
     try {
-      setAudit(await auth.api.post<SessionAudit>(path`/v1/sessions/${sessionId}/audit`));
+      setAudit(await auth.api.call(auth.api.http.POST('/v1/sessions/{id}/audit', { params: { path: { id: sessionId } } })));
     } catch (failure) {
       setError(failure);
     } finally {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AuditJob, StoreAudit, SweepResult } from './api';
+import type { AuditJob, StoreAudit } from './api';
 import type { Auth } from './app';
 import { preview } from './format';
 import { Empty, ProblemView } from './problem-view';
@@ -35,11 +35,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the whole-store audit job (or joins the running one) and follows it until it ends. */
 async function runStoreAudit(auth: Auth, onProgress: (job: AuditJob) => void): Promise<StoreAudit> {
-  let job = await auth.api.post<AuditJob>('/v1/audit');
+  let job: AuditJob = await auth.api.call(auth.api.http.POST('/v1/audit'));
   while (job.status === 'running') {
     onProgress(job);
     await sleep(300);
-    job = await auth.api.get<AuditJob>(`/v1/audit/${encodeURIComponent(job.jobId)}`);
+    job = await auth.api.call(auth.api.http.GET('/v1/audit/{jobId}', { params: { path: { jobId: job.jobId } } }));
   }
   if (job.status === 'failed' || job.result === null) throw new Error(job.error ?? 'the audit failed');
   return job.result;
@@ -61,7 +61,7 @@ function JobProgress({ job }: { job: AuditJob | null }) {
 export function OperationsPage({ auth }: { auth: Auth }) {
   const [job, setJob] = useState<AuditJob | null>(null);
   const audit = useAction(() => runStoreAudit(auth, setJob).finally(() => setJob(null)));
-  const sweep = useAction(() => auth.api.post<SweepResult>('/v1/recovery/sweep', {}));
+  const sweep = useAction(() => auth.api.call(auth.api.http.POST('/v1/recovery/sweep')));
   if (!auth.isAdmin) return <Empty title="Operations need an admin key" />;
   return (
     <section className="page">

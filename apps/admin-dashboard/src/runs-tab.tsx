@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { type EventPage, type Journal, type Marker, path, type SessionSummary } from './api';
+import { type EventPage, type Journal, type SessionSummary } from './api';
 import type { Auth } from './app';
 import { formatTime, preview, words } from './format';
 import { Empty, ProblemView } from './problem-view';
@@ -16,12 +16,14 @@ interface RunIndex {
 }
 
 async function findRuns(auth: Auth, sessionId: string, summary: SessionSummary | undefined, signal: AbortSignal): Promise<RunIndex> {
-  const base = path`/v1/sessions/${sessionId}`;
   const ids = new Set<string>();
   let after: number | null = 0;
   let scanned = 0;
   for (let page = 0; page < SCAN_PAGES && after !== null; page++) {
-    const answer: EventPage = await auth.api.get<EventPage>(`${base}/events?after=${after}&limit=${SCAN_LIMIT}`, signal);
+    const answer: EventPage = await auth.api.call(
+      auth.api.http.GET('/v1/sessions/{id}/events', { params: { path: { id: sessionId }, query: { after, limit: SCAN_LIMIT } }, signal }),
+      signal,
+    );
     for (const event of answer.items) {
       const { runId } = event.data as { runId?: unknown };
       if (typeof runId === 'string') ids.add(runId);
@@ -29,7 +31,7 @@ async function findRuns(auth: Auth, sessionId: string, summary: SessionSummary |
     scanned += answer.items.length;
     after = answer.nextAfter;
   }
-  const markers = await auth.api.get<{ items: Marker[] }>(`${base}/markers`, signal);
+  const markers = await auth.api.call(auth.api.http.GET('/v1/sessions/{id}/markers', { params: { path: { id: sessionId } }, signal }), signal);
   for (const marker of markers.items) ids.add(marker.runId);
   if (summary?.pendingTurn) ids.add(summary.pendingTurn.runId);
   return { runIds: [...ids], scanned, complete: after === null };
@@ -79,7 +81,7 @@ function JournalView({ journal }: { journal: Journal }) {
 }
 
 function Run({ auth, sessionId, runId }: { auth: Auth; sessionId: string; runId: string }) {
-  const journal = useAsync<Journal>((signal) => auth.api.get(path`/v1/sessions/${sessionId}/runs/${runId}/journal`, signal), [sessionId, runId]);
+  const journal = useAsync<Journal>((signal) => auth.api.call(auth.api.http.GET('/v1/sessions/{id}/runs/{runId}/journal', { params: { path: { id: sessionId, runId } }, signal }), signal), [sessionId, runId]);
   const j = journal.data;
   return (
     <div className="card run">

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
-import { path, type SessionSummary, type View } from './api';
+import type { SessionSummary, View } from './api';
 import type { Auth } from './app';
 import { AuditTab } from './audit-tab';
 import { formatTime } from './format';
@@ -99,7 +99,7 @@ function LiveTranscript({ auth, sessionId, summary, onVersion }: { auth: Auth; s
 }
 
 export function SessionPage({ auth, sessionId, tab }: { auth: Auth; sessionId: string; tab: SessionTab }) {
-  const summary = useAsync<SessionSummary>((signal) => auth.api.get(path`/v1/sessions/${sessionId}`, signal), [sessionId]);
+  const summary = useAsync<SessionSummary>((signal) => auth.api.call(auth.api.http.GET('/v1/sessions/{id}', { params: { path: { id: sessionId } }, signal }), signal), [sessionId]);
   const { reload } = summary;
   // The header's counts follow the session while it is open: a small read per new version the live feed brings
   // (the transcript itself comes as patches), and every few seconds on the other tabs.

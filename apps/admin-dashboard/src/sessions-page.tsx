@@ -41,11 +41,9 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
 
   const page = useAsync<SessionPage>(
     (signal) => {
-      const url = new URLSearchParams({ limit: String(PAGE_SIZE) });
-      if (status) url.set('status', status);
-      if (query) url.set('q', query);
-      if (cursor) url.set('cursor', cursor);
-      return auth.api.get(`/v1/sessions?${url}`, signal);
+      // A status from the address bar goes as it is: the service says which ones it knows (a 400 problem).
+      const params = { limit: PAGE_SIZE, status: (status || undefined) as SessionStatus | undefined, q: query || undefined, cursor: cursor ?? undefined };
+      return auth.api.call(auth.api.http.GET('/v1/sessions', { params: { query: params }, signal }), signal);
     },
     [status, query, cursor],
   );

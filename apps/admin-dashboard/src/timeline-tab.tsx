@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { type EventPage, type Marker, path, type StoredEvent, type Transcript } from './api';
+import type { Marker, StoredEvent, Transcript } from './api';
 import type { Auth } from './app';
 import { colorOf, EventChart } from './event-chart';
 import { formatTime, preview } from './format';
@@ -19,11 +19,10 @@ export function TimelineTab({ auth, sessionId, version }: { auth: Auth; sessionI
   const [nextAfter, setNextAfter] = useState<number | null>(0);
   const [pageError, setPageError] = useState<unknown>(undefined);
   const [at, setAt] = useState<number | null>(null);
-  const base = path`/v1/sessions/${sessionId}`;
 
   const loadPage = async (after: number) => {
     try {
-      const page = await auth.api.get<EventPage>(`${base}/events?after=${after}&limit=${PAGE}`);
+      const page = await auth.api.call(auth.api.http.GET('/v1/sessions/{id}/events', { params: { path: { id: sessionId }, query: { after, limit: PAGE } } }));
       setEvents((held) => (after === 0 ? [...page.items] : [...held, ...page.items]));
       setNextAfter(page.nextAfter);
       setPageError(undefined);
@@ -37,7 +36,7 @@ export function TimelineTab({ auth, sessionId, version }: { auth: Auth; sessionI
 
   const shown = at ?? version;
   const transcript = useAsync<AtAnswer | null>(
-    (signal) => (shown > 0 ? auth.api.get<AtAnswer>(`${base}/transcript?view=display&at=${shown}&since=0`, signal) : Promise.resolve(null)),
+    (signal) => (shown > 0 ? auth.api.call(auth.api.http.GET('/v1/sessions/{id}/transcript', { params: { path: { id: sessionId }, query: { view: 'display', at: shown, since: 0 } }, signal }), signal) as Promise<AtAnswer> : Promise.resolve(null)),
     [sessionId, shown],
   );
   const types = useMemo(() => [...new Set(events.map((e) => e.type))].sort(), [events]);

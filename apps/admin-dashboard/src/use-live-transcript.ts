@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { type Api, ApiError, type Marker, path, problemOf, type Transcript, type TranscriptPatch, type View } from './api';
+import { type Api, ApiError, path, problemOf, type Transcript, type TranscriptPatch, type View } from './api';
 import { readEventStream } from './event-stream';
 import { applyPatch, type HeldTranscript, holdTranscript } from './transcript-patch';
 
@@ -43,10 +43,9 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
     const publish = () => !signal.aborted && setState({ held, error: undefined, connection, notice });
 
     const loadWhole = async () => {
-      const base = path`/v1/sessions/${sessionId}`;
       const [transcript, markers] = await Promise.all([
-        api.get<Transcript>(`${base}/transcript?view=${view}&streaming=1`, signal),
-        api.get<{ items: Marker[] }>(`${base}/markers`, signal),
+        api.call(api.http.GET('/v1/sessions/{id}/transcript', { params: { path: { id: sessionId }, query: { view, streaming: '1' } }, signal }), signal) as Promise<Transcript>,
+        api.call(api.http.GET('/v1/sessions/{id}/markers', { params: { path: { id: sessionId } }, signal }), signal),
       ]);
       held = holdTranscript(transcript, markers.items);
       lastEventId = String(transcript.version);

@@ -1,4 +1,5 @@
 import type { components, paths } from './generated/openapi.js';
+export type { paths };
 
 /** The shapes of the HTTP contract, as the server's OpenAPI document names them (generated/openapi.ts). */
 export type Schemas = components['schemas'];
