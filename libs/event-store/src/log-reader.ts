@@ -131,6 +131,7 @@ export class LogReader {
     origins: readonly string[],
     fences: ReadonlyMap<string, string>,
   ): Promise<LogPage<R> | null> {
+    if (origins.length === 0) return { rows: [], checkpoint: after, more: false };
     for (let attempt = 1; ; attempt += 1) {
       const placements = await this.placements();
       const nodes = [...placements.byNode];
