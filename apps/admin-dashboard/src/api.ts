@@ -1,10 +1,21 @@
 /** The parts of the session API the dashboard reads (../shared/design/http-api.md is the contract). */
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths, Schemas } from '../../../libs/client/src/api-types.js';
+import type {
+  MessageRow,
+  paths,
+  RunJournal,
+  Schemas,
+  SessionEventsPage,
+  StreamingOutput,
+  TranscriptPatchEvent,
+  TranscriptView,
+} from '../../../libs/client/src/api-types.js';
+
+export type { Marker, MessageRow, SessionSummary, ToolCard, Transcript } from '../../../libs/client/src/api-types.js';
 
 /**
  * The shapes of the HTTP contract are the client library's, generated from the service's OpenAPI document
- * (`npm run client:types`): a change of the API that the dashboard does not follow fails its type check.
+ * (`npm run generate:client`): a change of the API that the dashboard does not follow fails its type check.
  */
 export type Scope = Schemas['KeyScopes']['scopes'][number];
 export type SessionStatus = NonNullable<Schemas['SessionSummary']['status']>;
@@ -12,27 +23,22 @@ export const SESSION_STATUSES: readonly SessionStatus[] = ['active', 'pending', 
 
 /** The problem details the service sends; the dashboard's own (no answer, not problem details) have only a title, status and detail. */
 export type Problem = Pick<Schemas['Problem'], 'title' | 'status'> & Partial<Omit<Schemas['Problem'], 'title' | 'status'>>;
-export type MessageRow = Schemas['MessageRow'];
 /** The content parts the dashboard renders (the contract leaves a part's shape open). */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; imageUrl?: { url?: string } } | { type: string; [key: string]: unknown };
 /** A row's content parts, as the dashboard reads them. */
 export const contentParts = (content: MessageRow['content']): readonly ContentPart[] => (Array.isArray(content) ? (content as ContentPart[]) : []);
-export type ToolCard = Schemas['ToolCard'];
-export type Marker = Schemas['Marker'];
-export type MarkerStatus = Marker['status'];
-export type Streaming = Schemas['StreamingOutput'];
+export type MarkerStatus = Schemas['Marker']['status'];
+export type Streaming = StreamingOutput;
 export type PendingTurn = Schemas['PendingTurn'];
 export type MarkerCounts = Schemas['MarkerCounts'];
-export type SessionSummary = Schemas['SessionSummary'];
 export type SessionPage = Schemas['SessionListPage'];
-export type View = NonNullable<Schemas['Transcript']['view']>;
-export type Transcript = Schemas['Transcript'];
+export type View = TranscriptView;
 /** A `since` answer and a `/live?patches=1` event: keep the first `from` rows, append `messages`. */
-export type TranscriptPatch = Schemas['TranscriptPatchEvent'];
+export type TranscriptPatch = TranscriptPatchEvent;
 export type StoredEvent = Schemas['StoredEvent'];
-export type EventPage = Schemas['SessionEventsPage'];
+export type EventPage = SessionEventsPage;
 export type JournalEvent = Schemas['JournalEvent'];
-export type Journal = Schemas['RunJournal'];
+export type Journal = RunJournal;
 export type SessionAudit = Schemas['SessionAudit'];
 /** `POST /v1/audit` (202) and `GET /v1/audit/{jobId}`: a whole-store audit job. */
 export type AuditJob = Schemas['AuditJob'];

@@ -28,6 +28,15 @@ const byLogOrder = (a: LogRow, b: LogRow) => byNumber(a.transaction_id, b.transa
 /** Reads of the nodes' own shards retried while placements change under them (a shard move), then an error. */
 const PLACEMENT_ATTEMPTS = 5;
 
+/** Where each shard of `events` is: its table's name by node group, and a key that changes with any placement. */
+interface Placements {
+  readonly byNode: Map<number, string[]>;
+  readonly key: string;
+}
+
+/** The origins of the nodes that hold shards of `events`. */
+const writersOf = (placements: Placements): string[] => [...placements.byNode.keys()].map(String);
+
 /** A prepared statement's name for a text built at run time (a node's shard list): one per text and connection. */
 function statementName(prefix: string, text: string): string {
   return `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
@@ -60,10 +69,10 @@ export class LogReader {
 
   /** Up to `limit` events of each origin after `after`, each origin's in its order, the origins' taken in turn. */
   async page<R extends LogRow>(columns: string, after: LogCursor, limit: number): Promise<LogPage<R>> {
-    const { fences, writers } = await this.fencesAndWriters();
-    const origins = await this.origins(after, writers);
-    if (this.router) {
-      const local = await this.pageOnEachNode<R>(this.router, columns, after, limit, origins, fences);
+    const { fences, placements } = await this.fencesAndPlacements();
+    const origins = await this.origins(after, placements === null ? ['0'] : writersOf(placements));
+    if (this.router && placements !== null) {
+      const local = await this.pageOnEachNode<R>(this.router, columns, after, limit, origins, fences, placements);
       if (local) return local;
     }
     const pages: R[][] = [];
@@ -130,10 +139,12 @@ export class LogReader {
     limit: number,
     origins: readonly string[],
     fences: ReadonlyMap<string, string>,
+    /** The placements read with the fences: the first attempt's (each retry reads them again). */
+    first: Placements,
   ): Promise<LogPage<R> | null> {
     if (origins.length === 0) return { rows: [], checkpoint: after, more: false };
     for (let attempt = 1; ; attempt += 1) {
-      const placements = await this.placements();
+      const placements = attempt === 1 ? first : await this.placements();
       const nodes = [...placements.byNode];
       const pools = await Promise.all(nodes.map(([node]) => router.directPool(node)));
       if (pools.some((pool) => pool === null)) return null;
@@ -219,7 +230,7 @@ export class LogReader {
    * Where each shard of `events` is (one placement each, the lowest node group as `NodeRouter` routes), read from
    * the metadata of the node this process is connected to, and a key that changes with any placement.
    */
-  private async placements(): Promise<{ byNode: Map<number, string[]>; key: string }> {
+  private async placements(): Promise<Placements> {
     const result = await this.pool.query<{ shardid: string; groupid: number; name: string }>({
       name: 'chronicle_log_placements',
       text: `SELECT DISTINCT ON (s.shardid) s.shardid::text AS shardid, p.groupid, shard_name(s.logicalrelid, s.shardid) AS name
@@ -234,31 +245,25 @@ export class LogReader {
 
   /** Each node's fence, by origin. */
   async fences(): Promise<Map<string, string>> {
-    return (await this.fencesAndWriters()).fences;
+    return (await this.fencesAndPlacements()).fences;
   }
 
   /**
-   * Each node's fence, by origin, and the origins that can be writing events now: on Citus the nodes that hold a
-   * shard of `events` (the routed append writes only on the node of the stream's shard, with that node's origin).
-   * A page reads those origins, the cursor's and the ones found in `events`: a node without an `events` shard
-   * (the coordinator, as a rule) costs no page read over every shard. An origin skipped because its node took a
-   * shard after this read keeps its cursor, so its events are read by a later page, never passed over.
+   * Each node's fence, by origin, and on Citus where the shards of `events` are. The nodes that hold them are the
+   * origins that can be writing events now (the routed append writes only on the node of the stream's shard, with
+   * that node's origin); a page reads those origins, the cursor's and the ones found in `events`, so a node
+   * without an `events` shard (the coordinator, as a rule) costs no page read. An origin skipped because its node
+   * took a shard after this read keeps its cursor, so its events are read by a later page, never passed over.
    */
-  private async fencesAndWriters(): Promise<{ fences: Map<string, string>; writers: readonly string[] }> {
+  private async fencesAndPlacements(): Promise<{ fences: Map<string, string>; placements: Placements | null }> {
     if (this.engine === 'postgres') {
       const result = await this.pool.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
-      return { fences: new Map([['0', result.rows[0].xmin]]), writers: ['0'] };
+      return { fences: new Map([['0', result.rows[0].xmin]]), placements: null };
     }
     // Each node's own, asked on a connection to that node; through Citus (which connects every node to the
     // others) where a node cannot be reached from here.
-    const nodes = await this.pool.query<{ origin: string; writer: boolean }>({
-      name: 'chronicle_log_nodes',
-      text: `SELECT n.groupid::text AS origin,
-                    EXISTS (SELECT 1 FROM pg_dist_placement p JOIN pg_dist_shard s ON s.shardid = p.shardid
-                             WHERE p.groupid = n.groupid AND s.logicalrelid = 'events'::regclass) AS writer
-               FROM pg_dist_node n WHERE n.noderole = 'primary' AND n.isactive`,
-    });
-    const writers = nodes.rows.filter((node) => node.writer).map((node) => node.origin);
+    const nodes = await this.pool.query<{ origin: string }>(`SELECT groupid::text AS origin FROM pg_dist_node WHERE noderole = 'primary' AND isactive`);
+    const placements = await this.placements();
     try {
       const fences = await Promise.all(
         nodes.rows.map(async ({ origin }) => {
@@ -268,9 +273,9 @@ export class LogReader {
           return [origin, rows[0].xmin] as const;
         }),
       );
-      return { fences: new Map(fences), writers };
+      return { fences: new Map(fences), placements };
     } catch {
-      return { fences: await this.fencesThroughCitus(), writers };
+      return { fences: await this.fencesThroughCitus(), placements };
     }
   }
 
