@@ -6,6 +6,7 @@ import { AppendFunction1764500004000 } from './1764500004000-append-function.js'
 import { SnapshotStateJson1764500005000 } from './1764500005000-snapshot-state-json.js';
 import { EventDataJson1764500006000 } from './1764500006000-event-data-json.js';
 import { ScaleOut1764500007000 } from './1764500007000-scale-out.js';
+import { SealedReadModels1764500008000 } from './1764500008000-sealed-read-models.js';
 
 /** Every migration, in order. Hand-written SQL; `synchronize` is never on. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   SnapshotStateJson1764500005000,
   EventDataJson1764500006000,
   ScaleOut1764500007000,
+  SealedReadModels1764500008000,
 ];

@@ -116,9 +116,8 @@ describe('content sealed at rest, and erased for good', () => {
   it('leaves no content of the session in any table, and its data key gone from the key table, vacuumed', async () => {
     // The session index catches up with the erasure (its row keeps no title).
     await pollUntil('the index row of the erased session', async () => (await t.query<{ status: string }>(`SELECT status FROM session_index WHERE session_id = 'forget-me'`))[0]?.status, (s) => s === 'erased');
-    // The live session's read models hold its title and prompt (README "Personal data": derived copies, purged
-    // by an erasure); the erased session's content is nowhere.
-    expect(await tablesHolding(marksOf('keep-me'))).toEqual(expect.arrayContaining(['session_summaries', 'session_index']));
+    // Nor is the live session's: its read models hold its title and prompt sealed too (README "Personal data").
+    expect(await tablesHolding(marksOf('keep-me'))).toEqual([]);
     expect(await tablesHolding(marksOf('forget-me'))).toEqual([]);
     const keys = new pg.Client({ connectionString: keystoreUrl() });
     await keys.connect();
@@ -233,6 +232,23 @@ describe('a backup of the event database taken before an erasure, restored', () 
       keys: parseApiKeys(TEST_KEYS_SPEC),
     });
 
+  /** The tables of a database any row of which holds one of the marks as text. */
+  const tablesHoldingIn = async (url: string, marks: readonly string[]): Promise<string[]> => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const tables = (await c.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`)).rows;
+      const holding: string[] = [];
+      for (const { name } of tables) {
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
+        if (rows[0].n > 0) holding.push(name);
+      }
+      return holding;
+    } finally {
+      await c.end();
+    }
+  };
+
   it('brings no content back: the key store still says erased, and the service erases the session again at start', async () => {
     const live = await createTestDatabase();
     const backupName = `${new URL(live.url).pathname.slice(1)}_backup`;
@@ -243,9 +259,17 @@ describe('a backup of the event database taken before an erasure, restored', () 
       const client = ingestClient(() => app.getHttpServer());
       await client.startSession('restore-me', { title: marks[0], createdAt: T });
       await client.submit('restore-me', { runId: 'run-1', text: marks[1], submittedAt: T + 1 });
-      await pollUntil('the index row with its title', async () => (await request(app.getHttpServer()).get('/v1/sessions').set(bearer(KEYS.read))).body.items?.[0]?.title, (title) => title === marks[0]);
+      // The list serves the index row's title and pending prompt (opened with the session's key).
+      const listed = await pollUntil(
+        'the index row with its title and pending prompt',
+        async () => (await request(app.getHttpServer()).get('/v1/sessions').set(bearer(KEYS.read))).body.items?.[0],
+        (item) => item?.pendingTurn?.text === marks[1],
+      );
+      expect(listed).toMatchObject({ title: marks[0], pendingTurn: { runId: 'run-1', text: marks[1], attachments: [] } });
       await app.close();
       await pollUntil('the backup copy', () => admin((c) => c.query(`CREATE DATABASE ${backupName} TEMPLATE ${new URL(live.url).pathname.slice(1)}`).then(() => true, () => false)), Boolean);
+      // The backup holds the session's title and pending prompt (in its summary and index rows) only sealed.
+      expect(await tablesHoldingIn(urlOf(backupName), marks)).toEqual([]);
       // Erased on the live database afterwards.
       app = await appOn(live.url);
       await expectStatus(request(app.getHttpServer()).post('/v1/sessions/restore-me/erasure').set(bearer(KEYS.admin)).send({ reason: 'user request #2' }), 200);
@@ -270,19 +294,7 @@ describe('a backup of the event database taken before an erasure, restored', () 
         expect(erased.data.requestedBy).toBe('key-store');
         // Its read models caught up: no table of the restored database holds the content.
         await pollUntil('the restored index row erased', async () => (await request(server).get('/v1/sessions').set(bearer(KEYS.read))).body.items?.[0]?.status, (s) => s === 'erased');
-        const c = new pg.Client({ connectionString: urlOf(backupName) });
-        await c.connect();
-        try {
-          const tables = (await c.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`)).rows;
-          const holding: string[] = [];
-          for (const { name } of tables) {
-            const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
-            if (rows[0].n > 0) holding.push(name);
-          }
-          expect(holding).toEqual([]);
-        } finally {
-          await c.end();
-        }
+        expect(await tablesHoldingIn(urlOf(backupName), marks)).toEqual([]);
       } finally {
         await restored.close();
       }

@@ -271,7 +271,11 @@ describe('the append transaction', () => {
     try {
       const row = await client.query(`SELECT version::int, data FROM session_summaries WHERE stream_id = 'session-ing-summary'`);
       expect(row.rows[0].version).toBe(2);
-      expect(row.rows[0].data).toMatchObject({ sessionId: 'ing-summary', version: 2, pendingTurn: { runId: 'r-s', text: 'hi' } });
+      // Its title and pending prompt sealed with the session's key (README "Personal data"); the rest plain.
+      expect(row.rows[0].data).toMatchObject({ sessionId: 'ing-summary', version: 2, title: null, pendingTurn: { runId: 'r-s', submittedAt: 700 } });
+      expect(row.rows[0].data.pendingTurn).not.toHaveProperty('text');
+      expect(row.rows[0].data.sealed).toMatch(/^1:/);
+      expect(JSON.stringify(row.rows[0].data)).not.toContain('title ing-summary');
     } finally {
       await client.end();
     }

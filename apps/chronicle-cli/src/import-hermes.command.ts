@@ -44,7 +44,7 @@ export async function importHermesCommand(db: CliDatabase, io: CliIo, options: I
     onProgress: (_done, total) => progress.tick(1, total),
   });
   progress.done(`(${report.events.total} event(s)${options.dryRun ? ' planned, nothing written' : ''})`);
-  if (!options.dryRun && report.events.total > 0) await new SessionIndexProjector(db.pool, db.store, db.views).catchUp();
+  if (!options.dryRun && report.events.total > 0) await new SessionIndexProjector(db.pool, db.store, db.views, { keys: db.keyring }).catchUp();
   await write(io.stdout, options.json ? `${JSON.stringify(report)}\n` : renderHermesReport(report));
   return report.sessions.refused > 0 ? EXIT.mismatch : EXIT.ok;
 }

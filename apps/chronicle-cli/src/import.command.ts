@@ -79,7 +79,7 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   }
   await flush();
   importing.done();
-  if (importing.count > 0) await new SessionIndexProjector(db.pool, db.store, db.views).catchUp();
+  if (importing.count > 0) await new SessionIndexProjector(db.pool, db.store, db.views, { keys: db.keyring }).catchUp();
   const skipped = verification.events - importing.count;
   await writeLine(io.stdout, `imported ${importing.count} event(s) of ${verification.plans.size} stream(s); ${skipped} already stored`);
   return EXIT.ok;

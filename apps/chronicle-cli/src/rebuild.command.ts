@@ -21,7 +21,7 @@ export async function rebuildCommand(db: CliDatabase, io: CliIo, options: { name
   });
   let phase: RebuildPhase = 'fill';
   try {
-    const result = await rebuildProjection({ pool: db.pool, store: db.store }, options.name, {
+    const result = await rebuildProjection({ pool: db.pool, store: db.store, keys: db.keyring }, options.name, {
       onProgress: (p) => {
         if (p.phase !== phase && p.phase !== 'done') {
           phase = p.phase;

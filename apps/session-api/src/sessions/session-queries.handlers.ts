@@ -1,20 +1,24 @@
 import { Inject } from '@nestjs/common';
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import pg from 'pg';
+import type { SessionKeyring } from '#event-store';
 import { summarizeJournal } from '#domain';
 import { ProblemError } from '#platform';
 import { listSessions, SessionViews } from '#read-models';
-import { PG_POOL } from '../database/database.module.js';
+import { KEYRING, PG_POOL } from '../database/database.module.js';
 import { GetRunJournal, GetSessionMarkers, GetSessionSummary, ListSessions, type RunJournalAnswer } from './session.queries.js';
 import { refuseErased, sessionErased, sessionNotFound } from './session-not-found.js';
 import { toSessionSummary } from './session-summary.js';
 
 @QueryHandler(ListSessions)
 export class ListSessionsHandler implements IQueryHandler<ListSessions> {
-  constructor(@Inject(PG_POOL) private readonly pool: pg.Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: pg.Pool,
+    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
+  ) {}
 
   execute({ query }: ListSessions) {
-    return listSessions(this.pool, query);
+    return listSessions(this.pool, query, this.keyring);
   }
 }
 

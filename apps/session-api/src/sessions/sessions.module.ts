@@ -82,14 +82,22 @@ const logger = new Logger('Sessions');
     },
     {
       provide: SessionIndexProjector,
-      useFactory: (pool: pg.Pool, store: EventStore, views: SessionViews, metrics: Metrics, reachability: DatabaseReachability) =>
+      useFactory: (
+        pool: pg.Pool,
+        store: EventStore,
+        views: SessionViews,
+        metrics: Metrics,
+        reachability: DatabaseReachability,
+        keyring: SessionKeyring | null,
+      ) =>
         new SessionIndexProjector(pool, store, views, {
+          keys: keyring,
           onLag: (lag) => metrics.projectionLag.set({ projection: 'session_index' }, lag),
           onPass: (seconds) => metrics.projectorBusy.inc({ projection: 'session_index' }, seconds),
           onError: (error) =>
             reachability.absorbs('session index projector', error) || logger.warn(`session index projector: ${(error as Error).message}`),
         }),
-      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics, DatabaseReachability],
+      inject: [PG_POOL, EVENT_STORE, SessionViews, Metrics, DatabaseReachability, KEYRING],
     },
   ],
   exports: [SessionWriter, SessionViews, SnapshotStore, LiveHub, SessionIndexProjector],

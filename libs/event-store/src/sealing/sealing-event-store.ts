@@ -15,14 +15,16 @@ export interface ReadableStoredEvent extends StoredEvent {
  * The event store with each session's content sealed at rest (content-seal.ts): an append seals its events'
  * content with the stream's data key (made on the stream's first write) before the store writes and chains
  * them; every read opens it again and upcasts to the current schema (an erased stream's content reads empty).
- * Inline projections still receive the writer's fold state (`context`), which is plain.
+ * Inline projections still receive the writer's fold state (`context`), which is plain, with the stream's data
+ * key beside it (`SealingContext`): what they store of the content they seal with it.
  */
 export function sealEventStore<Store extends EventStore>(store: Store, keyring: SessionKeyring): Store {
-  const seal = async (streamId: string, events: readonly NewEvent[]): Promise<readonly NewEvent[]> => {
-    // An append without content (a decision, a truncation, the erasure itself) needs no key.
-    if (!events.some((event) => carriesContent(event.type))) return events;
+  const seal = async (streamId: string, events: readonly NewEvent[]): Promise<{ events: readonly NewEvent[]; key: Buffer | null }> => {
+    // An append without content (a decision, a truncation, the erasure itself) makes no key; its inline read
+    // models still seal with the one the session has.
+    if (!events.some((event) => carriesContent(event.type))) return { events, key: (await keyring.keyFor(streamId))?.key ?? null };
     const { key } = await keyring.keyForWrite(streamId);
-    return events.map((event) => ({ ...event, data: sealEventData(key, streamId, event.type, event.data as Data) }));
+    return { events: events.map((event) => ({ ...event, data: sealEventData(key, streamId, event.type, event.data as Data) })), key };
   };
   // A replica that reads a stream's SessionErased drops the key it holds (the writer's replica destroyed it).
   const heard = (streamId: string, events: readonly { readonly type: string }[]): void => {
@@ -34,7 +36,8 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
   };
   const overrides = {
     async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
-      return store.append(streamId, await seal(streamId, events), options);
+      const sealed = await seal(streamId, events);
+      return store.append(streamId, sealed.events, withDataKey(options, sealed.key));
     },
     async readStream(streamId: string, range?: { from?: number; to?: number }): Promise<ReadableStoredEvent[]> {
       const [events, key] = await Promise.all([store.readStream(streamId, range), keyring.keyFor(streamId)]);
@@ -63,4 +66,15 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/** What the sealing store adds to an append's `context` object: the stream's data key (null: the stream has none). */
+export interface SealingContext {
+  readonly dataKey?: Buffer | null;
+}
+
+function withDataKey(options: AppendOptions | undefined, key: Buffer | null): AppendOptions | undefined {
+  const context = options?.context;
+  if (typeof context !== 'object' || context === null) return options;
+  return { ...options, context: { ...context, dataKey: key } satisfies SealingContext };
 }

@@ -5,7 +5,7 @@ import { readJournalSpans, SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js'
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 import { type AuditResumePoint, StreamingSessionAudit } from './store/streaming-session-audit.js';
-import { indexPassed, openedSnapshots, readIndexRow, readSummaryRow } from './stored-read-models.js';
+import { indexPassed, openedSnapshots, readIndexRow, readModelKey, readSummaryRow } from './stored-read-models.js';
 
 /**
  * What an earlier audit established about a session: its head then, and the snapshot rows it compared equal to
@@ -135,9 +135,10 @@ export class IncrementalSessionAudits {
     // Checkpoint before the rows: once it has passed the head, any index row read afterwards is at least that new.
     const last = events.at(-1) ?? (await store.readStream(streamId, { from: head.version, to: head.version }))[0];
     const indexCaughtUp = await indexPassed(pool, last);
+    const key = await readModelKey(this.deps.keyring, streamId);
     const [summary, index, served] = await Promise.all([
-      readSummaryRow(pool, streamId),
-      readIndexRow(pool, sessionId),
+      readSummaryRow(pool, streamId, key),
+      readIndexRow(pool, sessionId, key),
       views.view(sessionId, head.version),
     ]);
     const working = performance.now();

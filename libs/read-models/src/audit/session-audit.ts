@@ -5,7 +5,7 @@ import { toDomainEvent } from '../session-views.js';
 import { type ChainVerdict, verifyChain } from './chain-verification.js';
 import type { Difference } from './deep-diff.js';
 import { compareReadModels, type ReadModelComparison, type StoredReadModels } from './read-model-comparison.js';
-import { indexPassed, readIndexRow, readSnapshots, readSummaryRow } from './stored-read-models.js';
+import { indexPassed, readIndexRow, readModelKey, readSnapshots, readSummaryRow } from './stored-read-models.js';
 
 /** The served side of the audit: `SessionViews` (of this process or a fresh one) fits. */
 export interface ServedViews {
@@ -70,10 +70,11 @@ export async function auditSession(deps: AuditDeps, sessionId: string): Promise<
   const version = events.length;
   // Checkpoint before the row: once the checkpoint has passed, any row read afterwards is at least that new.
   const indexCaughtUp = await indexPassed(deps.pool, events.at(-1));
+  const key = await readModelKey(deps.keyring, streamId);
   const [snapshots, summary, index, served] = await Promise.all([
     readSnapshots(deps.pool, streamId, deps.keyring ?? null),
-    readSummaryRow(deps.pool, streamId),
-    readIndexRow(deps.pool, sessionId),
+    readSummaryRow(deps.pool, streamId, key),
+    readIndexRow(deps.pool, sessionId, key),
     deps.views.view(sessionId, version),
   ]);
   const comparison = safeCompare(events.map(toDomainEvent), {

@@ -5,6 +5,7 @@ import { readCheckpoint } from '../projection-checkpoints.js';
 import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { StoredIndexRow } from '../session-index/index-row.builder.js';
+import { openIndexRow, openSummaryData, type SealedRow } from '../read-model-content.js';
 
 export async function readSnapshots(pool: pg.Pool, streamId: string, keyring: SessionKeyring | null = null) {
   const result = await pool.query<{ version: string; state: string }>(
@@ -28,25 +29,34 @@ export async function openedSnapshots<Row extends { readonly state: string }>(
   return rows.map((row) => ({ ...row, state: openSnapshotText(key?.key ?? null, streamId, row.state) }));
 }
 
-export async function readSummaryRow(pool: pg.Pool, streamId: string) {
+/** The stream's data key to open its stored read models with (null: no keyring, no key, or erased). */
+export async function readModelKey(keyring: SessionKeyring | null | undefined, streamId: string): Promise<Buffer | null> {
+  return keyring ? ((await keyring.keyFor(streamId))?.key ?? null) : null;
+}
+
+export async function readSummaryRow(pool: pg.Pool, streamId: string, key: Buffer | null = null) {
   const result = await pool.query(`SELECT version::text, data FROM session_summaries WHERE stream_id = $1`, [streamId]);
   const row = result.rows[0];
-  return row ? { version: Number(row.version), data: row.data as unknown } : null;
+  return row ? { version: Number(row.version), data: openSummaryData(key, streamId, row.data) } : null;
 }
 
-export async function readIndexRow(pool: pg.Pool, sessionId: string): Promise<StoredIndexRow | null> {
+export async function readIndexRow(pool: pg.Pool, sessionId: string, key: Buffer | null = null): Promise<StoredIndexRow | null> {
+  const streamId = toSessionStreamId(sessionId);
   const result = await pool.query(
     `SELECT version::text, title, parent_session_id, status, archived, created_at, last_activity_at, message_count,
-            pending_turn, markers
+            pending_turn, markers, sealed
        FROM ${SESSION_INDEX} WHERE stream_id = $1`,
-    [toSessionStreamId(sessionId)],
+    [streamId],
   );
   const row = result.rows[0];
-  return row ? indexRowFromColumns(row) : null;
+  return row ? openIndexRow(key, streamId, indexRowFromColumns(row)) : null;
 }
 
-/** A `session_index` row as read (snake_case columns) → the builder's shape: the one mapping, for every audit. */
-export function indexRowFromColumns(row: Record<string, unknown>): StoredIndexRow {
+/**
+ * A `session_index` row as read (snake_case columns) → the builder's shape, its content as stored (`sealed` when
+ * a key sealed it: `openIndexRow` puts it back): the one mapping, for every audit.
+ */
+export function indexRowFromColumns(row: Record<string, unknown>): SealedRow<StoredIndexRow> {
   return {
     version: Number(row.version),
     title: row.title,
@@ -58,7 +68,8 @@ export function indexRowFromColumns(row: Record<string, unknown>): StoredIndexRo
     messageCount: row.message_count,
     pendingTurn: row.pending_turn,
     markers: row.markers,
-  } as StoredIndexRow;
+    ...(typeof row.sealed === 'string' ? { sealed: row.sealed } : {}),
+  } as SealedRow<StoredIndexRow>;
 }
 
 /** Whether the index projector's checkpoint has passed `event` (then the index must hold the session at least at its version). */

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { type EventStore, lockConnection } from '#event-store';
-import { SESSION_INDEX } from '../session-index/session-index.projector.js';
+import { type DataKeySource, SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { type RebuildProgress, RebuildTracker } from './rebuild-progress.js';
 import { rebuildSessionIndex } from './session-index.rebuild.js';
 import { rebuildSessionSnapshots, SESSION_SNAPSHOTS } from './session-snapshots.rebuild.js';
@@ -14,6 +14,8 @@ const REBUILD_LOCK_CLASS = 727_102;
 export interface RebuildDeps {
   readonly pool: pg.Pool;
   readonly store: EventStore;
+  /** The sessions' data keys: rebuilt index rows store their title and pending prompt sealed (none: plain). */
+  readonly keys?: DataKeySource | null;
 }
 
 export interface RebuildOptions {

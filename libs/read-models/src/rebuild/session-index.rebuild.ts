@@ -4,7 +4,14 @@ import { acrossSessions, allowFanOut, engineOf, type EventStore, type LogCursor,
 import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
 import { LruCache } from '../lru-cache.js';
 import { writeCheckpoint } from '../projection-checkpoints.js';
-import { type IndexRowWrite, SESSION_INDEX, SESSION_INDEX_PROJECTOR_LOCK, writeIndexRows } from '../session-index/session-index.projector.js';
+import {
+  type DataKeySource,
+  type IndexRowWrite,
+  SESSION_INDEX,
+  SESSION_INDEX_PROJECTOR_LOCK,
+  withDataKeys,
+  writeIndexRows,
+} from '../session-index/session-index.projector.js';
 import { toDomainEvent } from '../session-views.js';
 import type { RebuildTracker } from './rebuild-progress.js';
 import { createShadowTable, swapTables } from './table-swap.js';
@@ -20,6 +27,7 @@ export interface IndexRebuildContext {
   readonly tracker: RebuildTracker;
   readonly pageSize: number;
   readonly beforeSwap?: () => Promise<void>;
+  readonly keys?: DataKeySource | null;
 }
 
 /** Sessions already folded at (at least) a version: a later page of the same session's old events skips it. */
@@ -59,8 +67,9 @@ async function fill(context: IndexRebuildContext, after: LogCursor, folded: Fold
     }
     // The page's rows land together, inside the swap's transaction or in one of their own.
     if (rows.length > 0) {
-      if (inTransaction) await writeIndexRows(client, engine, SESSION_INDEX_NEXT, rows);
-      else await acrossSessions(client, engine, () => writeIndexRows(client, engine, SESSION_INDEX_NEXT, rows));
+      const sealed = await withDataKeys(context.keys, rows);
+      if (inTransaction) await writeIndexRows(client, engine, SESSION_INDEX_NEXT, sealed);
+      else await acrossSessions(client, engine, () => writeIndexRows(client, engine, SESSION_INDEX_NEXT, sealed));
     }
     tracker.rows += rows.length;
     tracker.eventsReplayed += events.length;

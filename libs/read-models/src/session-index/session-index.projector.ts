@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import { fromSessionStreamId, toSessionStreamId } from '#domain';
-import { acrossSessions, type DatabaseEngine, engineOf, type EventStore, lockConnection, type LogCursor } from '#event-store';
+import { acrossSessions, type DatabaseEngine, type DataKey, engineOf, type EventStore, lockConnection, type LogCursor } from '#event-store';
 import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js';
 import type { SessionViews } from '../session-views.js';
+import { sealRowContent } from '../read-model-content.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
 
 export const SESSION_INDEX = 'session_index';
@@ -20,6 +21,8 @@ export interface ProjectorOptions {
   /** Seconds of each pass's own synchronous work (rendering, building its rows): its share of the process's CPU. */
   readonly onPass?: (seconds: number, events: number) => void;
   readonly onError?: (error: unknown) => void;
+  /** The sessions' data keys: each row's title and pending prompt are stored sealed (none: plain). */
+  readonly keys?: DataKeySource | null;
 }
 
 /**
@@ -163,8 +166,9 @@ export class SessionIndexProjector {
     const writing = performance.now();
     // The rows and the checkpoint past them commit together (on Citus, one transaction across the shards).
     const engine = await engineOf(this.pool);
+    const sealed = await withDataKeys(this.options.keys, rows);
     const written = acrossSessions(client, engine, async () => {
-      await writeIndexRows(client, engine, SESSION_INDEX, rows);
+      await writeIndexRows(client, engine, SESSION_INDEX, sealed);
       await advanceCheckpoint(client, SESSION_INDEX, next);
     });
     busy += performance.now() - writing;
@@ -183,6 +187,20 @@ export class SessionIndexProjector {
 export interface IndexRowWrite {
   readonly sessionId: string;
   readonly row: StoredIndexRow;
+  /** The session's data key: the row's title and pending prompt are stored sealed with it (none: plain). */
+  readonly dataKey?: Buffer | null;
+}
+
+/** Where the writers of index rows find each session's data key (the sealing store's `SessionKeyring`). */
+export interface DataKeySource {
+  keysFor(streamIds: readonly string[]): Promise<Map<string, DataKey>>;
+}
+
+/** The rows with their sessions' data keys (one key store query for the ones not cached); as they are without a key source. */
+export async function withDataKeys(keys: DataKeySource | null | undefined, rows: readonly IndexRowWrite[]): Promise<IndexRowWrite[]> {
+  if (!keys || rows.length === 0) return [...rows];
+  const found = await keys.keysFor(rows.map((r) => toSessionStreamId(r.sessionId)));
+  return rows.map((r) => ({ ...r, dataKey: found.get(toSessionStreamId(r.sessionId))?.key ?? null }));
 }
 
 /**
@@ -200,12 +218,15 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
              status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
              created_at = EXCLUDED.created_at, last_activity_at = EXCLUDED.last_activity_at,
              message_count = EXCLUDED.message_count, pending_turn = EXCLUDED.pending_turn, markers = EXCLUDED.markers,
-             updated_at = EXCLUDED.updated_at
+             sealed = EXCLUDED.sealed, updated_at = EXCLUDED.updated_at
            WHERE ${table}.version <= EXCLUDED.version`;
   const columns = `INSERT INTO ${table} (stream_id, session_id, title, parent_session_id, status, archived, version, created_at,
-                                 last_activity_at, message_count, pending_turn, markers)`;
-  const tuple = ({ sessionId, row: r }: IndexRowWrite) => [
-    toSessionStreamId(sessionId),
+                                 last_activity_at, message_count, pending_turn, markers, sealed)`;
+  const tuple = ({ sessionId, row, dataKey }: IndexRowWrite) => {
+    const streamId = toSessionStreamId(sessionId);
+    const r = sealRowContent(dataKey ?? null, streamId, 'index', row);
+    return [
+    streamId,
     sessionId,
     r.title,
     r.parentSessionId,
@@ -217,7 +238,9 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
     r.messageCount,
     r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn),
     JSON.stringify(r.markers),
+    r.sealed ?? null,
   ];
+  };
   // Across sessions: the caller runs it inside `acrossSessions` (on Citus it writes to many shards).
   if (engine === 'citus') {
     for (let from = 0; from < rows.length; from += VALUES_ROWS) {
@@ -227,7 +250,7 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
         const at = values.length;
         values.push(...tuple(row));
         const p = (i: number) => `$${at + i}`;
-        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::boolean, ${p(7)}::bigint, ${p(8)}::float8, ${p(9)}::float8, ${p(10)}::int, ${p(11)}::jsonb, ${p(12)}::jsonb)`;
+        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::boolean, ${p(7)}::bigint, ${p(8)}::float8, ${p(9)}::float8, ${p(10)}::int, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)})`;
       });
       await client.query(`${columns} VALUES ${tuples.join(', ')} ${upsert}`, values);
     }
@@ -237,15 +260,15 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
   await client.query(
     `${columns}
            SELECT t.stream_id, t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
-                  t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb
+                  t.last_activity_at, t.message_count, t.pending_turn::jsonb, t.markers::jsonb, t.sealed
              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::bigint[], $8::float8[],
-                         $9::float8[], $10::int[], $11::text[], $12::text[])
+                         $9::float8[], $10::int[], $11::text[], $12::text[], $13::text[])
                   AS t(stream_id, session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
-                       message_count, pending_turn, markers)
+                       message_count, pending_turn, markers, sealed)
            ${upsert}`,
-    Array.from({ length: 12 }, (_, i) => tuples.map((t) => t[i])),
+    Array.from({ length: 13 }, (_, i) => tuples.map((t) => t[i])),
   );
 }
 
-/** Rows per multi-row INSERT on Citus: 12 parameters each, far under the protocol's 65,535. */
+/** Rows per multi-row INSERT on Citus: 13 parameters each, far under the protocol's 65,535. */
 const VALUES_ROWS = 1000;

@@ -1,19 +1,30 @@
 import type pg from 'pg';
 import type { SessionState } from '#domain';
-import type { AttemptedAppend, InlineProjection } from '#event-store';
+import type { AttemptedAppend, InlineProjection, SealingContext } from '#event-store';
+import { sealSummaryContent } from '../read-model-content.js';
 import { summaryRowOf } from './summary-row.builder.js';
 
-/** What the session writer hands the event store with each append: the fold state after it. */
-export interface SessionAppendContext {
+/**
+ * What the session writer hands the event store with each append: the fold state after it (and, added by the
+ * sealing store, the session's data key, which seals the row's title and pending prompt).
+ */
+export interface SessionAppendContext extends SealingContext {
   readonly state: SessionState;
 }
 
 const isSessionAppend = (append: AttemptedAppend): append is AttemptedAppend & { context: SessionAppendContext } =>
   typeof append.context === 'object' && append.context !== null && 'state' in append.context;
 
-/** The summary row an append writes, or null for a stream that is not a session's. */
-const rowOf = (append: AttemptedAppend): string | null =>
-  isSessionAppend(append) ? JSON.stringify(summaryRowOf(append.context.state, append.context.state.version)) : null;
+/** The summary row an append writes (its content sealed with the session's key), or null for a stream that is not a session's. */
+const storedRowOf = (append: AttemptedAppend) =>
+  isSessionAppend(append)
+    ? sealSummaryContent(append.context.dataKey ?? null, append.streamId, summaryRowOf(append.context.state, append.context.state.version))
+    : null;
+
+const rowOf = (append: AttemptedAppend): string | null => {
+  const row = storedRowOf(append);
+  return row === null ? null : JSON.stringify(row);
+};
 
 /**
  * `session_summaries`, written inline: one small row per session, built from the state the writer already
@@ -47,6 +58,6 @@ export const sessionSummaryProjection: InlineProjection<pg.ClientBase> = {
                    $3 ->> 'parentSessionId')
            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, data = EXCLUDED.data, pending = EXCLUDED.pending,
              parent_session_id = EXCLUDED.parent_session_id, updated_at = EXCLUDED.updated_at`,
-    value: (append) => (isSessionAppend(append) ? summaryRowOf(append.context.state, append.context.state.version) : null),
+    value: storedRowOf,
   },
 };

@@ -1,6 +1,7 @@
 import type { SessionEvent } from '#domain/replay';
 import { openSnapshotText, readableEventData } from '#event-store/seal';
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
+import { openIndexRow, openSummaryData, type SealedRow } from '../../read-model-content.js';
 import type { ChainVerdict } from '../chain-verification.js';
 import type { SessionAudit } from '../session-audit.js';
 import { StreamingSessionAudit } from './streaming-session-audit.js';
@@ -19,7 +20,8 @@ export interface StreamPart {
     readonly dataKey: string | null;
     readonly snapshots: readonly { readonly version: number; readonly state: string }[];
     readonly summary: { readonly version: number; readonly data: string } | null;
-    readonly index: StoredIndexRow | null;
+    /** As stored: its title and pending prompt still sealed (`sealed`) when a key sealed them. */
+    readonly index: SealedRow<StoredIndexRow> | null;
     readonly indexCaughtUp: boolean;
   };
   readonly end: boolean;
@@ -144,8 +146,8 @@ export class AuditBatchProcessor {
           return text === null ? null : (JSON.parse(text) as unknown);
         },
       })),
-      summary: begin.summary && { version: begin.summary.version, data: JSON.parse(begin.summary.data) as unknown },
-      index: begin.index,
+      summary: begin.summary && { version: begin.summary.version, data: openSummaryData(key, begin.streamId, JSON.parse(begin.summary.data)) },
+      index: begin.index && openIndexRow(key, begin.streamId, begin.index),
       indexCaughtUp: begin.indexCaughtUp,
     });
     if (!part.end) this.open.set(part.sessionId, audit);

@@ -75,7 +75,7 @@ export async function readStoredModels(pool: pg.Pool, heads: readonly AuditHead[
     }),
     queryAcrossSessions(pool, {
       text: `SELECT stream_id, version::int, title, parent_session_id, status, archived, created_at, last_activity_at,
-                    message_count, pending_turn, markers FROM ${SESSION_INDEX} WHERE stream_id = ANY($1::text[])`,
+                    message_count, pending_turn, markers, sealed FROM ${SESSION_INDEX} WHERE stream_id = ANY($1::text[])`,
       values: [ids],
     }),
   ]);
