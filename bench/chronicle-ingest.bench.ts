@@ -2,7 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../libs/platform/src/net/free-port.js';
+import type { IngestOps } from '#client';
 import { encodeRequest } from './http-load.js';
+import type { SocketMessage } from './socket-load.js';
 import { httpCall, startServiceProcess, waitForHttp, type ServiceProcess } from './service-process.js';
 
 /**
@@ -92,14 +94,14 @@ export function journalRequest(client: JournalClient, eventsPerRequest: number, 
 }
 
 /** The same events as `journalRequest`, as a `/v1/ingest` message (its `id` is the load client's). */
-export function journalMessage(client: JournalClient, eventsPerRequest: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function journalMessage(client: JournalClient, eventsPerRequest: number, extra: Record<string, unknown> = {}): SocketMessage {
   const createdAt = Date.now() / 1000;
   const events = [];
   for (let i = 0; i < eventsPerRequest; i += 1) {
     client.seq += 1;
     events.push({ seq: client.seq, event: 'token', payload: { text: 'tok ' }, createdAt, ...extra });
   }
-  return { op: 'journal', sessionId: client.sessionId, runId: client.runId, body: { events } };
+  return { op: 'journal', sessionId: client.sessionId, runId: client.runId, body: { events } as IngestOps['journal'] };
 }
 
 /** One series of the service's /metrics (0 when it has none yet). */

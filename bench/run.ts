@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { runAppendBench } from './append.bench.js';
 import { freePort } from '../libs/platform/src/net/free-port.js';
 import { startBenchCluster, type BenchCluster } from './bench-postgres.js';
-import { AUTH, busyMs, journalMessage, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
+import { API_KEY, busyMs, journalMessage, journalRequest, prepareJournalClients, projectorBusyMs, startChronicle, type JournalClient } from './chronicle-ingest.bench.js';
 import { ingestSessions, memoryOf, prepareReadSession, readRequest, type ReadTarget } from './chronicle-read.bench.js';
 import { runFoldBenchInChild } from './fold.bench.js';
 import { runImportBench } from './import.bench.js';
@@ -124,7 +124,7 @@ async function httpPhase(round: number, phase: HttpPhase): Promise<void> {
   const result = socket
     ? await runSocketLoad({
         port: phase.port,
-        headers: AUTH,
+        apiKey: API_KEY,
         connections: phase.connections,
         durationMs: DURATION_MS,
         warmupMs: WARMUP_MS,

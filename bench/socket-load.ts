@@ -1,27 +1,39 @@
 import WebSocket from 'ws';
+import { ChronicleProblem, type IngestOp, type IngestOps, JournalWriter } from '#client';
 import type { LoadResult } from './http-load.js';
 import { AUTH } from './chronicle-ingest.bench.js';
 import { LatencyHistogram } from './latency-histogram.js';
 
 /**
- * The WebSocket counterpart of `runHttpLoad`: one `/v1/ingest` connection per client, `inFlight` messages
- * unanswered per connection (1 compares with the HTTP client's one request per connection; more is a worker
- * that does not wait for each token's reply), each reply matched to its message by id. Same warm-up, window,
- * checks and result as the HTTP load: throughput counts the 200 replies that arrive inside the window, latency
- * is recorded for them, every other status is counted with the first body kept.
+ * The WebSocket counterpart of `runHttpLoad`, driven through the client library a worker uses
+ * (`JournalWriter` of `chronicle/client`): one writer, so one `/v1/ingest` connection, per client, `inFlight`
+ * messages unanswered per writer (1 compares with the HTTP client's one request per connection; more is a worker
+ * that does not wait for each token's reply). Same warm-up, window, checks and result as the HTTP load:
+ * throughput counts the answers that arrive inside the window, latency is recorded for them (from `send` to its
+ * answer), every refusal is counted by its status with the first kept; a writer that had to reconnect counts
+ * as an error (its resent messages would be answered `duplicate`).
  */
 export interface SocketLoadOptions {
   readonly port: number;
-  readonly headers: Readonly<Record<string, string>>;
+  /** An API key with scope `ingest`. */
+  readonly apiKey: string;
   readonly connections: number;
   readonly durationMs: number;
   readonly warmupMs?: number;
   /** Messages each connection keeps unanswered (default 1). */
   readonly inFlight?: number;
-  /** The next message of a client (0 … connections-1) as a JSON object without its `id`. */
-  readonly message: (client: number) => Record<string, unknown>;
+  /** The next message of a client (0 … connections-1). */
+  readonly message: (client: number) => SocketMessage;
   readonly drainMs?: number;
   readonly onWindowStart?: () => void;
+}
+
+/** One command of the ingest protocol: the HTTP route (`op`), its session and run, and exactly its body. */
+export interface SocketMessage {
+  readonly op: IngestOp;
+  readonly sessionId: string;
+  readonly runId?: string;
+  readonly body: IngestOps[IngestOp];
 }
 
 export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadResult> {
@@ -36,18 +48,10 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
   let errors = 0;
   let stopping = false;
 
-  const sockets = await Promise.all(
-    Array.from(
-      { length: options.connections },
-      () =>
-        new Promise<WebSocket>((resolve, reject) => {
-          const socket = new WebSocket(`ws://127.0.0.1:${options.port}/v1/ingest`, { headers: { ...options.headers }, perMessageDeflate: false });
-          socket.once('open', () => resolve(socket));
-          socket.once('error', reject);
-          socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
-        }),
-    ),
-  );
+  const baseUrl = `http://127.0.0.1:${options.port}`;
+  const writers = Array.from({ length: options.connections }, () => new JournalWriter({ baseUrl, apiKey: options.apiKey, maxUnanswered: inFlight }));
+  // Every connection open (its first message answered) before the clock starts, as the HTTP load's sockets are.
+  await Promise.all(writers.map((writer) => openOf(writer)));
   const start = performance.now();
   const windowStart = start + warmupMs;
   const windowEnd = windowStart + options.durationMs;
@@ -55,45 +59,40 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
   let unansweredTotal = 0;
   let drained: () => void = () => undefined;
 
-  sockets.forEach((socket, client) => {
-    const sentAt = new Map<number, number>();
-    let next = 0;
+  writers.forEach((writer, client) => {
     const send = (): void => {
-      if (stopping || socket.readyState !== WebSocket.OPEN) return;
-      const id = next++;
-      sentAt.set(id, performance.now());
+      if (stopping) return;
+      const { op, sessionId, runId, body } = options.message(client);
+      const sent = performance.now();
       unansweredTotal += 1;
-      socket.send(JSON.stringify({ id, ...options.message(client) }));
+      writer.send(op, sessionId, body, runId).then(
+        () => {
+          const now = performance.now();
+          answers += 1;
+          if (sent >= windowStart && now <= windowEnd) {
+            ok += 1;
+            histogram.recordMicros((now - sent) * 1000);
+          }
+          next(now);
+        },
+        (error: unknown) => {
+          answers += 1;
+          if (error instanceof ChronicleProblem) {
+            non2xx[error.status] = (non2xx[error.status] ?? 0) + 1;
+            firstNon2xx ??= `${error.status} ${error.message.slice(0, 300)}`;
+          } else {
+            errors += 1;
+            firstError ??= error instanceof Error ? error.message : String(error);
+          }
+          next(performance.now());
+        },
+      );
     };
-    socket.on('message', (data) => {
-      const now = performance.now();
-      const reply = JSON.parse(String(data)) as { id: number; status: number; body: unknown };
-      const sent = sentAt.get(reply.id);
-      sentAt.delete(reply.id);
+    const next = (now: number): void => {
       unansweredTotal -= 1;
-      answers += 1;
-      if (reply.status === 200) {
-        if (sent !== undefined && sent >= windowStart && now <= windowEnd) {
-          ok += 1;
-          histogram.recordMicros((now - sent) * 1000);
-        }
-      } else {
-        non2xx[reply.status] = (non2xx[reply.status] ?? 0) + 1;
-        firstNon2xx ??= `${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`;
-      }
       if (now < windowEnd) send();
       else if (unansweredTotal === 0) drained();
-    });
-    socket.on('error', (error) => {
-      errors += 1;
-      firstError ??= error.message;
-    });
-    socket.on('close', (code) => {
-      if (!stopping) {
-        errors += 1;
-        firstError ??= `closed with ${code}`;
-      }
-    });
+    };
     for (let i = 0; i < inFlight; i += 1) send();
   });
 
@@ -106,7 +105,13 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
   });
   stopping = true;
   clearTimeout(windowTimer);
-  for (const socket of sockets) socket.terminate();
+  for (const writer of writers) {
+    if (writer.connections > 1) {
+      errors += writer.connections - 1;
+      firstError ??= `a connection dropped and was opened again (${writer.resent} messages resent)`;
+    }
+    writer.terminate();
+  }
   const windowMs = options.durationMs;
   return {
     connections: options.connections,
@@ -124,6 +129,14 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
     errors,
     ...(firstError ? { firstError } : {}),
   };
+}
+
+/** Resolves once the writer's connection is open (a refused upgrade rejects). */
+async function openOf(writer: JournalWriter): Promise<void> {
+  for (let waited = 0; writer.connections === 0; waited += 10) {
+    if (waited > 10_000) throw new Error('a /v1/ingest connection did not open within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Opens `count` `/v1/ingest` sockets that send nothing (the service's cost of connections held open). */
