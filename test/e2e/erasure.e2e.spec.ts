@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import request from 'supertest';
 import { keystoreUrlFor } from '#event-store';
@@ -31,15 +34,35 @@ const keystoreUrl = () => {
 };
 const cli = (argv: string[]) => runWith({ DATABASE_URL: t.database.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, argv);
 
-/** Every row of every table of the event database, as text, that holds one of the marks. */
-async function tablesHolding(marks: readonly string[]): Promise<string[]> {
-  const tables = await t.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`);
-  const found: string[] = [];
-  for (const { name } of tables) {
-    const [row] = await t.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
-    if (row.n > 0) found.push(name);
+/** Every table of the event database any row of which holds one of the marks as text. */
+const tablesHolding = (marks: readonly string[]): Promise<string[]> => tablesHoldingIn(t.database.url, marks);
+
+/** The rows of one query on the database at `url`. */
+async function queryIn<Row extends pg.QueryResultRow>(url: string, sql: string): Promise<Row[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<Row>(sql)).rows;
+  } finally {
+    await c.end();
   }
-  return found;
+}
+
+/** The tables of a database any row of which holds one of the marks as text. */
+async function tablesHoldingIn(url: string, marks: readonly string[]): Promise<string[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const tables = (await c.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`)).rows;
+    const holding: string[] = [];
+    for (const { name } of tables) {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
+      if (rows[0].n > 0) holding.push(name);
+    }
+    return holding;
+  } finally {
+    await c.end();
+  }
 }
 
 /** The marks as one session's content holds them. */
@@ -158,6 +181,28 @@ describe('content sealed at rest, and erased for good', () => {
     expect(lines.find((l) => l.streamId === 'session-keep-me' && l.version === 1)?.dataKey).toEqual(expect.any(String));
   });
 
+  it('imports that export elsewhere with the read models sealed as well: no mark in any table there', async () => {
+    const exported = await cli(['export', '--session', 'keep-me']);
+    expect(exported.code).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'chronicle-erasure-'));
+    writeFileSync(join(dir, 'keep-me.ndjson'), exported.stdout);
+    const elsewhere = await createTestDatabase();
+    try {
+      const imported = await runWith({ DATABASE_URL: elsewhere.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, ['import', join(dir, 'keep-me.ndjson')]);
+      expect(imported.code).toBe(0);
+      const [summary] = await queryIn<{ sealed: boolean }>(elsewhere.url, `SELECT data ? 'sealed' AS sealed FROM session_summaries WHERE stream_id = 'session-keep-me'`);
+      const [index] = await queryIn<{ sealed: boolean }>(elsewhere.url, `SELECT sealed IS NOT NULL AS sealed FROM session_index WHERE session_id = 'keep-me'`);
+      expect({ summary, index }).toEqual({ summary: { sealed: true }, index: { sealed: true } });
+      expect(await tablesHoldingIn(elsewhere.url, marksOf('keep-me'))).toEqual([]);
+      // And the content opens there with the imported key.
+      const replayed = await runWith({ DATABASE_URL: elsewhere.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY }, ['replay', 'keep-me', '--json']);
+      expect(replayed.code).toBe(0);
+      expect(replayed.stdout).toContain(marksOf('keep-me')[3]);
+    } finally {
+      await elsewhere.drop();
+    }
+  });
+
   it('rotates the master key: every data key re-wrapped, the events untouched, the old master key then useless', async () => {
     const next = randomBytes(32).toString('base64');
     const eventsBefore = await t.query<{ h: string }>(`SELECT md5(string_agg(data::text || hash, '' ORDER BY stream_id, version)) AS h FROM events`);
@@ -231,23 +276,6 @@ describe('a backup of the event database taken before an erasure, restored', () 
       databaseUrl,
       keys: parseApiKeys(TEST_KEYS_SPEC),
     });
-
-  /** The tables of a database any row of which holds one of the marks as text. */
-  const tablesHoldingIn = async (url: string, marks: readonly string[]): Promise<string[]> => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      const tables = (await c.query<{ name: string }>(`SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`)).rows;
-      const holding: string[] = [];
-      for (const { name } of tables) {
-        const { rows } = await c.query(`SELECT count(*)::int AS n FROM ${name} x WHERE ${marks.map((_, i) => `x::text LIKE $${i + 1}`).join(' OR ')}`, marks.map((m) => `%${m}%`));
-        if (rows[0].n > 0) holding.push(name);
-      }
-      return holding;
-    } finally {
-      await c.end();
-    }
-  };
 
   it('brings no content back: the key store still says erased, and the service erases the session again at start', async () => {
     const live = await createTestDatabase();

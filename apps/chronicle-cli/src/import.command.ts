@@ -60,7 +60,7 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
       const events = batch.map(({ type, data, metadata }) => ({ type, data, metadata }));
       const key = keys.get(streamId) ?? (await db.keyring?.keyFor(streamId))?.key ?? null;
       const readable = events.map((e) => ({ ...e, data: readableEventData(key, streamId, e.type, e.data, storedSchemaOf(e.metadata)) }));
-      const result = await writer.appendRecorded(streamId, events, batch[0].version - 1, readable);
+      const result = await writer.appendRecorded(streamId, events, batch[0].version - 1, readable, key);
       if (result.lastHash !== last.hash) {
         throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
       }

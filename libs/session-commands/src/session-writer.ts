@@ -116,6 +116,11 @@ export class SessionWriter {
     expectedVersion: number,
     /** The events as a fold reads them, when `events` are stored forms (sealed content: an import); default `events`. */
     readable: readonly NewEvent[] = events,
+    /**
+     * With stored forms written to the unsealing store (an import): the session's data key, which the inline read
+     * models seal the title and pending prompt with (the sealing store adds it itself). Null: the session has none.
+     */
+    dataKey?: Buffer | null,
   ): Promise<AppendResult> {
     const sessionId = fromSessionStreamId(streamId);
     if (sessionId === null) return this.store.append(streamId, events, { expectedVersion });
@@ -125,7 +130,8 @@ export class SessionWriter {
     const state: SessionState =
       loaded.version === expectedVersion ? evolveAll(loaded.state, readable.map((event) => toDomainEvent(event) as SessionEvent)) : loaded.state;
     // A mismatch fails the append's version check below; the state handed along is then never committed.
-    const result = await this.store.append(streamId, events, { expectedVersion, context: { state } satisfies SessionAppendContext });
+    const context: SessionAppendContext = dataKey === undefined ? { state } : { state, dataKey };
+    const result = await this.store.append(streamId, events, { expectedVersion, context });
     this.views.remember(sessionId, result.version, state);
     return result;
   }
