@@ -50,8 +50,13 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
 
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const writers = Array.from({ length: options.connections }, () => new JournalWriter({ baseUrl, apiKey: options.apiKey, maxUnanswered: inFlight }));
-  // Every connection open (its first message answered) before the clock starts, as the HTTP load's sockets are.
-  await Promise.all(writers.map((writer) => openOf(writer)));
+  // Every connection open before the clock starts, as the HTTP load's sockets are.
+  try {
+    await Promise.all(writers.map((writer) => openOf(writer)));
+  } catch (error) {
+    for (const writer of writers) writer.terminate();
+    throw error;
+  }
   const start = performance.now();
   const windowStart = start + warmupMs;
   const windowEnd = windowStart + options.durationMs;
@@ -131,10 +136,10 @@ export async function runSocketLoad(options: SocketLoadOptions): Promise<LoadRes
   };
 }
 
-/** Resolves once the writer's connection is open (a refused upgrade rejects). */
+/** Resolves once the writer's connection is open; rejects after 10 s (a refused upgrade never opens). */
 async function openOf(writer: JournalWriter): Promise<void> {
   for (let waited = 0; writer.connections === 0; waited += 10) {
-    if (waited > 10_000) throw new Error('a /v1/ingest connection did not open within 10 s');
+    if (waited > 10_000) throw new Error('a /v1/ingest connection did not open within 10 s (a refused key, or the service is not up)');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -245,6 +245,22 @@ describe('the admin dashboard at /admin', () => {
     await shot('10-read-key-empty-state');
   });
 
+  it('says a search that stopped short goes on under Older →, and then that nothing matches', async () => {
+    // 5,001 sealed rows older than every session here (their content opens to nothing): a search reads at most
+    // 5,000 index rows a page, so the first page ends empty with a cursor.
+    await t.query(`INSERT INTO session_index (session_id, stream_id, status, version, last_activity_at, sealed)
+                   SELECT 'filler-' || n, 'session-filler-' || n, 'active', 1, 1000 + n, '1:' FROM generate_series(1, 5001) n`);
+    try {
+      await page.goto(`${base}/admin/#/?q=nothing-like-this`);
+      await page.getByText('No match among the sessions searched so far').waitFor();
+      await page.getByRole('button', { name: 'Older →' }).click();
+      await page.getByText('No session matches').waitFor();
+      expect(await page.getByRole('button', { name: 'Older →' }).isDisabled()).toBe(true);
+    } finally {
+      await t.query(`DELETE FROM session_index WHERE session_id LIKE 'filler-%'`);
+    }
+  });
+
   // How fast it opens is a figure of `npm run bench` (bench/dashboard.bench.ts), not of this test.
   it('opens a 10,000-message session rendering only the rows in view', async () => {
     await post('/v1/sessions', { sessionId: 'long-1', title: 'Ten thousand messages' });

@@ -66,6 +66,7 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
   }, []);
 
   const items = page.data?.items ?? [];
+  const searchGoesOn = query !== '' && items.length < PAGE_SIZE && Boolean(page.data?.nextCursor);
   return (
     <section className="page">
       <div className="page-head">
@@ -86,9 +87,15 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
       </div>
       {page.error !== undefined && <ProblemView error={page.error} />}
       {page.data && items.length === 0 ? (
-        <Empty title={status || query ? 'No session matches' : 'No sessions yet'}>
-          {status || query ? 'Try another status or search.' : 'Sessions appear here once a gateway or an import starts one.'}
-        </Empty>
+        // A search reads a bounded number of sessions per page (their titles are sealed): an empty page that
+        // names a next cursor has only not found one yet.
+        searchGoesOn ? (
+          <Empty title="No match among the sessions searched so far">Older → searches the older sessions.</Empty>
+        ) : (
+          <Empty title={status || query ? 'No session matches' : 'No sessions yet'}>
+            {status || query ? 'Try another status or search.' : 'Sessions appear here once a gateway or an import starts one.'}
+          </Empty>
+        )
       ) : (
         <div className="table-wrap">
           <table className="table sessions-table">
@@ -132,7 +139,10 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
         <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
           ← Newer
         </button>
-        <span className="muted small">Page {cursors.length}</span>
+        <span className="muted small">
+          Page {cursors.length}
+          {searchGoesOn && items.length > 0 ? ' · the search stopped here; Older → goes on' : ''}
+        </span>
         <button type="button" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>
           Older →
         </button>

@@ -39,7 +39,7 @@ export class SessionQueriesController {
   @ApiRoute({
     summary: 'List sessions (status filter, search, cursor paging)',
     description:
-      '`q` is a case-insensitive substring of title or id. Titles are sealed at rest, so a search opens rows in chunks and reads at most 5,000 index rows per request: a page may hold fewer than `limit` items while `nextCursor` is set — keep following it. Status: `pending` (a turn submitted, not yet settled or decided), `recovering` (a marker in `pending_journal`), `interrupted` (the latest turn ended in a marker), `archived` (a compressed parent), `active` (none of these). From the async session index, newest activity first.',
+      '`q` is a case-insensitive substring of title or id. With content sealed (the default), titles are sealed at rest too, so a search opens rows in chunks and reads at most 5,000 index rows per request: a page may hold fewer than `limit` items while `nextCursor` is set — keep following it. Status: `pending` (a turn submitted, not yet settled or decided), `recovering` (a marker in `pending_journal`), `interrupted` (the latest turn ended in a marker), `archived` (a compressed parent), `active` (none of these). From the async session index, newest activity first.',
     query: sessionListQuery,
     ok: sessionListAnswer,
   })

@@ -163,10 +163,11 @@ export class SessionIndexProjector {
       // A render is synchronous: let waiting requests in between two, so a pass does not hold the event loop.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // The keys first (a key store query when not cached): waiting for them is not the pass's own work.
+    const sealed = await withDataKeys(this.options.keys, rows);
     const writing = performance.now();
     // The rows and the checkpoint past them commit together (on Citus, one transaction across the shards).
     const engine = await engineOf(this.pool);
-    const sealed = await withDataKeys(this.options.keys, rows);
     const written = acrossSessions(client, engine, async () => {
       await writeIndexRows(client, engine, SESSION_INDEX, sealed);
       await advanceCheckpoint(client, SESSION_INDEX, next);

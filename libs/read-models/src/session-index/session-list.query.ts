@@ -100,11 +100,13 @@ export async function listSessions(
       values,
     });
     const ended = result.rows.length <= (searching ? chunk : chunk - 1);
-    const rows = await opened(keys, (result.rows as IndexListRow[]).slice(0, chunk));
-    for (const row of rows) {
+    const stored = (result.rows as IndexListRow[]).slice(0, chunk);
+    const rows = await opened(keys, stored);
+    for (const [i, row] of rows.entries()) {
       scanned += 1;
       after = cursorOf(row);
-      if (!searching || matches(row, needle)) found.push(row);
+      // A plain row matched in SQL (ILIKE, the database's case folding); a sealed one only here, once opened.
+      if (!searching || stored[i]!.sealed === null || matches(row, needle)) found.push(row);
       if (found.length > query.limit) break;
     }
     // Not searching sealed titles: one query said everything (limit + 1 rows, or fewer: the end).
