@@ -333,6 +333,37 @@ describe('a backup of the event database taken before an erasure, restored', () 
   });
 });
 
+describe('a summary row written plain before read models were sealed (an upgrade)', () => {
+  it('is sealed in the background at the next start, and reads as before', async () => {
+    const live = await createTestDatabase();
+    const start = () =>
+      createApp({
+        config: loadConfig({ LOG_LEVEL: 'silent', CHRONICLE_RECOVERY_INTERVAL_MS: '0', CHRONICLE_MASTER_KEY: TEST_MASTER_KEY, DATABASE_URL: live.url }),
+        databaseUrl: live.url,
+        keys: parseApiKeys(TEST_KEYS_SPEC),
+      });
+    const [title] = marksOf('upgraded');
+    try {
+      let app = await start();
+      await ingestClient(() => app.getHttpServer()).startSession('upgraded', { title, createdAt: T });
+      await app.close();
+      // The row as the code before wrote it: the title in the clear, no seal; no pass has run on this database.
+      await queryIn(live.url, `UPDATE session_summaries SET data = (data - 'sealed') || jsonb_build_object('title', '${title}') WHERE stream_id = 'session-upgraded'`);
+      await queryIn(live.url, `DELETE FROM projection_checkpoints WHERE name = 'session_summaries_sealed'`);
+      expect(await tablesHoldingIn(live.url, [title])).toEqual(['session_summaries']);
+      app = await start();
+      try {
+        await pollUntil('the plain summary sealed', () => tablesHoldingIn(live.url, [title]), (tables) => tables.length === 0);
+        expect((await request(app.getHttpServer()).get('/v1/sessions/upgraded').set(bearer(KEYS.read))).body).toMatchObject({ title });
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await live.drop();
+    }
+  });
+});
+
 describe('a session written before content was sealed (the frozen fixture of 770480d), erased', () => {
   let r: TestApp;
   beforeAll(async () => {

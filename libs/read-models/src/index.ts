@@ -6,6 +6,7 @@ export * from './session-index/session-index.projector.js';
 export { indexRowOf, type IndexPendingTurn, type StoredIndexRow } from './session-index/index-row.builder.js';
 export { summaryRowOf } from './session-summary/summary-row.builder.js';
 export { type SessionAppendContext, sessionSummaryProjection } from './session-summary/session-summary.projection.js';
+export { sealPlainSummaries, SUMMARIES_SEALED, type SummarySealingResult } from './session-summary/summary-sealing.js';
 export { readCheckpoint, writeCheckpoint } from './projection-checkpoints.js';
 export { liveNotifyProjection, NOTIFY_CHANNEL } from './live/live-notify.projection.js';
 export { createSessionEventStore, type SessionEventStoreOptions } from './session-event-store.js';

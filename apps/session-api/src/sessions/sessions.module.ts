@@ -13,6 +13,7 @@ import { CompressSessionHandler } from './compress-session.handler.js';
 import { EraseSessionHandler } from './erase-session.handler.js';
 import { ErasureController } from './erasure.controller.js';
 import { RetentionService } from './retention.service.js';
+import { SummarySealingService } from './summary-sealing.service.js';
 import { ErasureReconciler } from './erasure-reconciler.js';
 import { SessionEraser } from './session-eraser.js';
 import { ExecuteSessionCommandHandler } from './execute-session-command.handler.js';
@@ -35,6 +36,7 @@ const logger = new Logger('Sessions');
     EraseSessionHandler,
     SessionEraser,
     RetentionService,
+    SummarySealingService,
     ErasureReconciler,
     { provide: SnapshotStore, useFactory: (pool: pg.Pool, keyring: SessionKeyring | null) => new SnapshotStore(pool, keyring), inject: [PG_POOL, KEYRING] },
     GetSessionEventsHandler,
