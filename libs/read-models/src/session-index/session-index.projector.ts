@@ -227,20 +227,20 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
     const streamId = toSessionStreamId(sessionId);
     const r = sealRowContent(dataKey ?? null, streamId, 'index', row);
     return [
-    streamId,
-    sessionId,
-    r.title,
-    r.parentSessionId,
-    r.status,
-    r.archived,
-    r.version,
-    r.createdAt,
-    r.lastActivityAt,
-    r.messageCount,
-    r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn),
-    JSON.stringify(r.markers),
-    r.sealed ?? null,
-  ];
+      streamId,
+      sessionId,
+      r.title,
+      r.parentSessionId,
+      r.status,
+      r.archived,
+      r.version,
+      r.createdAt,
+      r.lastActivityAt,
+      r.messageCount,
+      r.pendingTurn === null ? null : JSON.stringify(r.pendingTurn),
+      JSON.stringify(r.markers),
+      r.sealed ?? null,
+    ];
   };
   // Across sessions: the caller runs it inside `acrossSessions` (on Citus it writes to many shards).
   if (engine === 'citus') {
