@@ -86,6 +86,7 @@ export class AppModule {
           url: runtime.databaseUrl,
           poolSize: runtime.config.dbPoolSize,
           appendInFlight: runtime.config.appendInFlight,
+          appendLingerMs: runtime.config.appendLingerMs,
           config: runtime.config,
         }),
         CqrsModule.forRoot(),

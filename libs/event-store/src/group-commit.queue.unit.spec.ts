@@ -64,4 +64,52 @@ describe('GroupCommitQueue', () => {
     calls[1].settle([{ ok: true, value: 2 }]);
     await expect(second).resolves.toBe(2);
   });
+
+  describe('with a linger', () => {
+    const ok = (items: readonly number[]): BatchOutcome<number> => items.map((value) => ({ ok: true, value }));
+
+    it('never holds a lone writer back: its batches are of one, so each goes at once', async () => {
+      const { calls, commit } = manualCommit();
+      const queue = new GroupCommitQueue<number, number>(commit, { maxItems: 10, maxBytes: 100, maxInFlight: 1, lingerMs: 60_000 });
+      for (let i = 1; i <= 3; i += 1) {
+        const result = queue.submit(i, 1);
+        expect(calls).toHaveLength(i);
+        calls[i - 1].settle(ok(calls[i - 1].items));
+        await expect(result).resolves.toBe(i);
+      }
+    });
+
+    it('waits until as many appends wait as were outstanding at once lately, and sends them the moment they do', async () => {
+      const { calls, commit } = manualCommit();
+      const queue = new GroupCommitQueue<number, number>(commit, { maxItems: 10, maxBytes: 100, maxInFlight: 1, lingerMs: 60_000 });
+      const first = queue.submit(1, 1);
+      void queue.submit(2, 1);
+      void queue.submit(3, 1);
+      calls[0].settle(ok(calls[0].items));
+      await expect(first).resolves.toBe(1);
+      // Three were outstanding at once: two waiting do not go yet; the third makes the batch.
+      expect(calls).toHaveLength(1);
+      void queue.submit(4, 1);
+      expect(calls.map((c) => c.items)).toEqual([[1], [2, 3, 4]]);
+      calls[1].settle(ok(calls[1].items));
+    });
+
+    it('sends what waits when the linger runs out, and a batch over the byte bound at once', async () => {
+      const { calls, commit } = manualCommit();
+      const queue = new GroupCommitQueue<number, number>(commit, { maxItems: 10, maxBytes: 100, maxInFlight: 1, lingerMs: 200 });
+      void queue.submit(1, 1);
+      const late = [queue.submit(2, 1), queue.submit(3, 1)];
+      calls[0].settle(ok(calls[0].items));
+      await flush();
+      expect(calls).toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
+      calls[1].settle(ok(calls[1].items));
+      await expect(Promise.all(late)).resolves.toEqual([2, 3]);
+      // Three were outstanding lately: one item of 100 bytes (the bound) still goes at once.
+      void queue.submit(4, 100);
+      expect(calls.map((c) => c.items)).toEqual([[1], [2, 3], [4]]);
+      calls[2].settle(ok(calls[2].items));
+    });
+  });
 });

@@ -28,7 +28,7 @@ export class DatabaseModule implements OnApplicationShutdown {
     @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
   ) {}
 
-  static forRoot(options: { url: string; poolSize: number; appendInFlight?: number; config: ChronicleConfig }): DynamicModule {
+  static forRoot(options: { url: string; poolSize: number; appendInFlight?: number; appendLingerMs?: number; config: ChronicleConfig }): DynamicModule {
     return {
       module: DatabaseModule,
       providers: [
@@ -62,7 +62,10 @@ export class DatabaseModule implements OnApplicationShutdown {
               await createSessionEventStore(pool, {
                 keyring,
                 onBatch: (size) => metrics.appendBatchSize.observe(size),
-                ...(options.appendInFlight ? { groupCommit: { maxInFlight: options.appendInFlight } } : {}),
+                groupCommit: {
+                  ...(options.appendInFlight ? { maxInFlight: options.appendInFlight } : {}),
+                  ...(options.appendLingerMs === undefined ? {} : { lingerMs: options.appendLingerMs }),
+                },
               }),
               {
                 appended({ outcome, seconds, types }) {

@@ -28,6 +28,8 @@ const envSchema = z.object({
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
+  /** How long a group commit may wait for its batch to fill (ms); unset: 2 on Citus, 0 (never) on one PostgreSQL. */
+  CHRONICLE_APPEND_LINGER_MS: z.coerce.number().int().min(0).max(50).optional(),
   CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
   CHRONICLE_INGEST_MAX_UNANSWERED: z.coerce.number().int().positive().max(10_000).default(128),
@@ -66,6 +68,8 @@ export interface ChronicleConfig {
   readonly dbPoolSize: number;
   /** Group-commit transactions in flight at once; appends arriving while all are busy go together in the next. */
   readonly appendInFlight: number;
+  /** Unset: the engine's default (event store `CITUS_LINGER_MS` on Citus, 0 on one PostgreSQL). */
+  readonly appendLingerMs?: number;
   readonly projectorIntervalMs: number;
   readonly liveHeartbeatMs: number;
   /** Messages of one WebSocket ingest connection read and not yet answered; past it the server stops reading. */
@@ -134,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     snapshotEvery: e.CHRONICLE_SNAPSHOT_EVERY,
     dbPoolSize: e.CHRONICLE_DB_POOL_SIZE,
     appendInFlight: e.CHRONICLE_APPEND_IN_FLIGHT,
+    ...(e.CHRONICLE_APPEND_LINGER_MS === undefined ? {} : { appendLingerMs: e.CHRONICLE_APPEND_LINGER_MS }),
     projectorIntervalMs: e.CHRONICLE_PROJECTOR_INTERVAL_MS,
     liveHeartbeatMs: e.CHRONICLE_LIVE_HEARTBEAT_MS,
     ingestMaxUnanswered: e.CHRONICLE_INGEST_MAX_UNANSWERED,

@@ -19,6 +19,18 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('CHRONICLE_APPEND_LINGER_MS', () => {
+    it("is unset (the engine's default) when not given, and read in whole milliseconds when it is", () => {
+      expect(loadConfig({}).appendLingerMs).toBeUndefined();
+      expect(loadConfig({ CHRONICLE_APPEND_LINGER_MS: '0' }).appendLingerMs).toBe(0);
+      expect(loadConfig({ CHRONICLE_APPEND_LINGER_MS: '5' }).appendLingerMs).toBe(5);
+    });
+
+    it.each(['-1', '1.5', '51', 'soon'])('refuses %s naming the variable', (value) => {
+      expect(() => loadConfig({ CHRONICLE_APPEND_LINGER_MS: value })).toThrow(/CHRONICLE_APPEND_LINGER_MS/);
+    });
+  });
+
   describe('CHRONICLE_API_KEYS', () => {
     it('accepts keys with per-key limits', () => {
       expect(loadConfig({ CHRONICLE_API_KEYS: 'gw:ingest+read@0,worker:ingest@1200' }).apiKeys).toBe('gw:ingest+read@0,worker:ingest@1200');
