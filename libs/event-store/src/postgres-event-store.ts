@@ -61,15 +61,15 @@ type FusedProjection = InlineProjection<pg.ClientBase> & { readonly fused: Fused
 type HookProjection = InlineProjection<pg.ClientBase> & { readonly project: (tx: pg.ClientBase, appended: readonly AppendedStream[]) => Promise<void> };
 type RoutedProjection = InlineProjection<pg.ClientBase> & { readonly routed: RoutedStatement };
 
-/** The routed append's call (migration 1764500007000): the batch of one node, its inline read models' statements. */
 /**
- * On Citus a group commit may wait this long for the batch to fill up to the size of the recent ones (a lone
- * writer never waits). The cost of a routed call on a worker is mostly per call: at 16 clients of 1-event POSTs
- * over 2 replicas, calls carried 2.4 appends each without it and 3.8 with it, and the cluster took 1.21× the
- * events a second (bench/README.md, "Citus group commits that wait for their batch").
+ * On Citus a group commit may wait this long for as many appends as were outstanding at once lately (a lone
+ * writer never waits): part of what a routed call costs a worker is per call, not per append. At 16 clients of
+ * 1-event POSTs over 2 replicas, calls carried 2.4 appends each without it and 3.8 with it, and the cluster took
+ * 1.21× the events a second (bench/README.md, "Citus group commits that wait for their batch").
  */
 export const CITUS_LINGER_MS = 2;
 
+/** The routed append's call (migration 1764500007000): the batch of one node, its inline read models' statements. */
 const ROUTED_APPEND = {
   name: 'chronicle_append_routed_call',
   text: `SELECT r.item, r.outcome, r.version::text AS version, r.last_hash, r.positions::text[] AS positions
