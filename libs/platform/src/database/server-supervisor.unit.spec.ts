@@ -54,12 +54,22 @@ describe('the server supervisor', () => {
   });
 
   it('gives up with the last error once restarts have failed for the time allowed', async () => {
-    const h = harness([true, false], { restartTimeoutMs: 60 });
+    let gaveUpAt = 0;
+    let lastError = '';
+    const onGiveUp = (error: Error) => {
+      gaveUpAt = Date.now();
+      lastError = error.message;
+    };
+    const h = harness([true, false], { restartTimeoutMs: 60, onGiveUp });
     await h.supervisor.begin();
+    const diedAt = Date.now();
     h.servers[0].die();
-    await pollUntil('two supervisor events', () => h.events.length === 2);
-    expect(h.events[1]).toMatch(/^gave up: start \d+ failed$/);
-    expect(h.starts()).toBeGreaterThan(2);
+    await pollUntil('giving up', () => gaveUpAt > 0);
+    // How many attempts fit in 60 ms depends on how late a loaded machine fires timers, so the test checks
+    // the time instead: no give-up before the deadline less one (capped, 20 ms) delay, and at least one retry.
+    expect(lastError).toBe(`start ${h.starts()} failed`);
+    expect(gaveUpAt - diedAt).toBeGreaterThanOrEqual(60 - 20);
+    expect(h.starts()).toBeGreaterThanOrEqual(2);
   });
 
   it('does not restart a server it was told to stop', async () => {
