@@ -13,6 +13,7 @@ import {
 import type { EventStore } from '#event-store';
 import { ByteBoundedCache } from './answers/byte-bounded.cache.js';
 import { type SnapshotStore, withStreamJournals } from './snapshot-store.js';
+import { tallied, type WorkTally } from './work-tally.js';
 
 export interface LoadedState {
   readonly sessionId: string;
@@ -50,13 +51,13 @@ export class SessionStateCache {
     this.states = new ByteBoundedCache(maxBytes, onBytes);
   }
 
-  /** The fold state at the current version (or at `at`, for time travel). */
-  async load(sessionId: string, at?: number): Promise<LoadedState> {
+  /** The fold state at the current version (or at `at`, for time travel); the fold's time goes to `tally`. */
+  async load(sessionId: string, at?: number, tally?: WorkTally): Promise<LoadedState> {
     const streamId = toSessionStreamId(sessionId);
     const head = await this.store.head(streamId);
     if (!head) return { sessionId, version: 0, state: initialSessionState(), exists: false, fresh: true };
     const target = at === undefined ? head.version : Math.min(at, head.version);
-    const state = await this.stateAt(streamId, target, target === head.version);
+    const state = await this.stateAt(streamId, target, target === head.version, tally);
     return { sessionId, version: target, state, exists: true, fresh: true };
   }
 
@@ -104,7 +105,7 @@ export class SessionStateCache {
   }
 
   /** Only a state at the head is cached as the session's latest: a time-travel fold must not pose as it. */
-  private async stateAt(streamId: string, target: number, atHead: boolean): Promise<SessionState> {
+  private async stateAt(streamId: string, target: number, atHead: boolean, tally?: WorkTally): Promise<SessionState> {
     const cached = this.states.get(streamId);
     let base: { version: number; state: SessionState };
     if (cached && cached.version <= target) base = cached;
@@ -116,7 +117,7 @@ export class SessionStateCache {
     if (base.version < target) {
       const tail = await this.store.readStreamData(streamId, { from: base.version + 1, to: target });
       // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
-      state = evolveAll(state, tail as readonly SessionEvent[]);
+      state = tallied(tally, () => evolveAll(state, tail as readonly SessionEvent[]));
     }
     if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state }, estimatedBytes(target));
     return state;

@@ -17,6 +17,7 @@ import { SnapshotScheduler } from './snapshot.scheduler.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { TranscriptCache } from './transcript.cache.js';
 import { LruCache } from './lru-cache.js';
+import { tallied, type WorkTally } from './work-tally.js';
 
 export type { LoadedState } from './session-state.cache.js';
 
@@ -92,8 +93,8 @@ export class SessionViews {
   }
 
   /** The fold state at the current version (or at `at`, for time travel). */
-  async load(sessionId: string, at?: number): Promise<LoadedState> {
-    return this.noticed(sessionId, await this.states.load(sessionId, at));
+  async load(sessionId: string, at?: number, tally?: WorkTally): Promise<LoadedState> {
+    return this.noticed(sessionId, await this.states.load(sessionId, at, tally));
   }
 
   /** The latest state this process knows, without a round trip (`SessionStateCache.loadLatest`). */
@@ -106,14 +107,15 @@ export class SessionViews {
     return this.states.loadRun(sessionId, runId);
   }
 
-  /** Rendered view at the current version (or `at`), cached by (session, version). */
+  /** Rendered view at the current version (or `at`), cached by (session, version); the fold's and render's time go to `tally`. */
   async view(
     sessionId: string,
     at?: number,
+    tally?: WorkTally,
   ): Promise<{ version: number; view: SessionView; exists: boolean; state: SessionState }> {
-    const loaded = await this.load(sessionId, at);
-    if (!loaded.exists) return { version: 0, view: render(loaded.state), exists: false, state: loaded.state };
-    const view = this.rendered.view(sessionId, loaded.version, loaded.state);
+    const loaded = await this.load(sessionId, at, tally);
+    if (!loaded.exists) return { version: 0, view: tallied(tally, () => render(loaded.state)), exists: false, state: loaded.state };
+    const view = tallied(tally, () => this.rendered.view(sessionId, loaded.version, loaded.state));
     return { version: loaded.version, view, exists: true, state: loaded.state };
   }
 
@@ -124,10 +126,12 @@ export class SessionViews {
   async viewAtLeast(
     sessionId: string,
     atLeast: number,
+    tally?: WorkTally,
   ): Promise<{ version: number; view: SessionView; exists: boolean; state: SessionState }> {
     const cached = this.states.latest(sessionId);
-    if (!cached || cached.version < atLeast) return this.view(sessionId);
-    return { version: cached.version, view: this.rendered.view(sessionId, cached.version, cached.state), exists: true, state: cached.state };
+    if (!cached || cached.version < atLeast) return this.view(sessionId, undefined, tally);
+    const view = tallied(tally, () => this.rendered.view(sessionId, cached.version, cached.state));
+    return { version: cached.version, view, exists: true, state: cached.state };
   }
 
   /** The transcript answer (messages, tool cards, hash) of a view, hashed once per (session, version, view). */

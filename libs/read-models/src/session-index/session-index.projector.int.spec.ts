@@ -49,4 +49,31 @@ describe('the session index projector', () => {
     expect(lags[0]).toBe(0);
     expect(await indexed('tick-1')).toBe('2');
   });
+
+  it("counts a pass's own work as its busy time, not its waits for the store", async () => {
+    // The writer's replica holds the session; the projector's does not, so its pass reads the session from a
+    // store that answers its head read (and a tail read, when it makes one) 300 ms late.
+    const WAIT_MS = 300;
+    await writeSession(newWriter(store, newViews(store, pool)), 'busy-1', 2);
+    const late = new Proxy(store, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if ((name !== 'head' && name !== 'readStreamData') || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          await sleep(WAIT_MS);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const passes: number[] = [];
+    const projector = new SessionIndexProjector(pool, store, newViews(late, pool), { onPass: (seconds) => passes.push(seconds) });
+    const started = performance.now();
+    expect(await projector.catchUp()).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(WAIT_MS);
+    expect(await indexed('busy-1')).toBe('3');
+    // The fold, the render and the row of a 3-event session: a few milliseconds, far under the wait inside the pass.
+    expect(passes.length).toBeGreaterThan(0);
+    expect(passes.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(passes.reduce((a, b) => a + b, 0)).toBeLessThan(WAIT_MS / 3 / 1000);
+  });
 });

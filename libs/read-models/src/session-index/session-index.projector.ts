@@ -5,6 +5,7 @@ import { advanceCheckpoint, readCheckpoint } from '../projection-checkpoints.js'
 import type { SessionViews } from '../session-views.js';
 import { sealRowContent } from '../read-model-content.js';
 import { indexRowOf, type StoredIndexRow } from './index-row.builder.js';
+import { tallied, type WorkTally } from '../work-tally.js';
 
 export const SESSION_INDEX = 'session_index';
 /** The lag metric counts up to this many events (a projector that far behind is simply "far behind"). */
@@ -152,29 +153,25 @@ export class SessionIndexProjector {
       if (sessionId) sessions.set(sessionId, Math.max(sessions.get(sessionId) ?? 0, event.version));
     }
     const rows: IndexRowWrite[] = [];
-    // The pass's own time: its synchronous work only, not the waits (reads, the yields below) during which
-    // the process serves requests, or its share of the process's CPU would count theirs.
-    let busy = performance.now() - started;
+    // The pass's own time: its synchronous work only (the folds and renders done for it, building its rows), not
+    // the waits (a session's tail read from the store, the yields below) during which the process serves
+    // requests, or its share of the process's CPU would count theirs.
+    const tally: WorkTally = { ms: performance.now() - started };
     for (const [sessionId, seen] of sessions) {
-      const from = performance.now();
-      const { version, view, exists } = await this.views.viewAtLeast(sessionId, seen);
-      if (exists) rows.push({ sessionId, row: indexRowOf(view, version) });
-      busy += performance.now() - from;
+      const { version, view, exists } = await this.views.viewAtLeast(sessionId, seen, tally);
+      if (exists) tallied(tally, () => rows.push({ sessionId, row: indexRowOf(view, version) }));
       // A render is synchronous: let waiting requests in between two, so a pass does not hold the event loop.
       await new Promise((resolve) => setImmediate(resolve));
     }
     // The keys first (a key store query when not cached): waiting for them is not the pass's own work.
     const sealed = await withDataKeys(this.options.keys, rows);
-    const writing = performance.now();
     // The rows and the checkpoint past them commit together (on Citus, one transaction across the shards).
     const engine = await engineOf(this.pool);
-    const written = acrossSessions(client, engine, async () => {
-      await writeIndexRows(client, engine, SESSION_INDEX, sealed);
+    await acrossSessions(client, engine, async () => {
+      await writeIndexRows(client, engine, SESSION_INDEX, sealed, tally);
       await advanceCheckpoint(client, SESSION_INDEX, next);
     });
-    busy += performance.now() - writing;
-    await written;
-    this.options.onPass?.(busy / 1000, events.length);
+    this.options.onPass?.(tally.ms / 1000, events.length);
     return { read: events.length, next, more };
   }
 
@@ -206,14 +203,20 @@ export async function withDataKeys(keys: DataKeySource | null | undefined, rows:
 
 /**
  * Upserts rows built by `indexRowOf`, never moving a row back to an older version, inside the caller's
- * `acrossSessions` transaction. A row's key is its session's stream id (on Citus it sits on the stream's shard).
+ * `acrossSessions` transaction (building the statement's values, each row's content sealed, counts to `tally`). A row's key is its session's stream id (on Citus it sits on the stream's shard).
  *
  * One server takes the rows as arrays (`unnest`: one statement text whatever their number). On Citus an
  * `INSERT … SELECT FROM unnest(…)` is a distributed INSERT … SELECT, its rows gathered as intermediate results
  * and copied to each shard: 46–48 ms for 5 rows and ~330 ms for 50 on a local coordinator + 2 workers, against
  * 4.7–6.6 and 13–16 ms as one multi-row `VALUES` (bench/README.md), which Citus splits by shard itself.
  */
-export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngine, table: string, rows: readonly IndexRowWrite[]): Promise<void> {
+export async function writeIndexRows(
+  client: pg.ClientBase,
+  engine: DatabaseEngine,
+  table: string,
+  rows: readonly IndexRowWrite[],
+  tally?: WorkTally,
+): Promise<void> {
   if (rows.length === 0) return;
   const upsert = `ON CONFLICT (stream_id) DO UPDATE SET title = EXCLUDED.title, parent_session_id = EXCLUDED.parent_session_id,
              status = EXCLUDED.status, archived = EXCLUDED.archived, version = EXCLUDED.version,
@@ -247,17 +250,22 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
     for (let from = 0; from < rows.length; from += VALUES_ROWS) {
       const chunk = rows.slice(from, from + VALUES_ROWS);
       const values: unknown[] = [];
-      const tuples = chunk.map((row) => {
-        const at = values.length;
-        values.push(...tuple(row));
-        const p = (i: number) => `$${at + i}`;
-        return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::boolean, ${p(7)}::bigint, ${p(8)}::float8, ${p(9)}::float8, ${p(10)}::int, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)})`;
-      });
+      const tuples = tallied(tally, () =>
+        chunk.map((row) => {
+          const at = values.length;
+          values.push(...tuple(row));
+          const p = (i: number) => `$${at + i}`;
+          return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::boolean, ${p(7)}::bigint, ${p(8)}::float8, ${p(9)}::float8, ${p(10)}::int, ${p(11)}::jsonb, ${p(12)}::jsonb, ${p(13)})`;
+        }),
+      );
       await client.query(`${columns} VALUES ${tuples.join(', ')} ${upsert}`, values);
     }
     return;
   }
-  const tuples = rows.map(tuple);
+  const columnsOfRows = tallied(tally, () => {
+    const tuples = rows.map(tuple);
+    return Array.from({ length: 13 }, (_, i) => tuples.map((t) => t[i]));
+  });
   await client.query(
     `${columns}
            SELECT t.stream_id, t.session_id, t.title, t.parent_session_id, t.status, t.archived, t.version, t.created_at,
@@ -267,7 +275,7 @@ export async function writeIndexRows(client: pg.ClientBase, engine: DatabaseEngi
                   AS t(stream_id, session_id, title, parent_session_id, status, archived, version, created_at, last_activity_at,
                        message_count, pending_turn, markers, sealed)
            ${upsert}`,
-    Array.from({ length: 13 }, (_, i) => tuples.map((t) => t[i])),
+    columnsOfRows,
   );
 }
 
