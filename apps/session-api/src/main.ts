@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, createLogger, loadConfig, resolveApiKeys } from '#platform';
+import { ConfigError, createLogger, limitHeapGrowth, loadConfig, resolveApiKeys } from '#platform';
 import { createApp } from './app.factory.js';
 import { migrateApart } from './database/migrate-apart.js';
 import { resolveDatabase } from './database/resolve-database.js';
@@ -9,6 +9,8 @@ async function main(): Promise<void> {
   // Configuration first (settings and keys): a bad one stops the start before any database is touched.
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  // Resident memory near the live heap instead of several times it (runtime/heap-growth.ts).
+  const heapGrowingPercent = limitHeapGrowth(config.heapGrowingPercent);
   const keys = resolveApiKeys(config.apiKeys, config.dataDir);
   // Set once the app runs: how a fatal loss of the embedded database stops it (exit 1).
   let stopWith: ((reason: string, code: number) => Promise<void>) | null = null;
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   await app.listen(config.port, config.host);
-  log.info({ port: config.port }, `Chronicle listening on http://localhost:${config.port}`);
+  log.info({ port: config.port, heapGrowingPercent }, `Chronicle listening on http://localhost:${config.port}`);
 }
 
 main().catch((error: unknown) => {

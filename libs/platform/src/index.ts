@@ -5,6 +5,7 @@ export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } fr
 export { freePort } from './net/free-port.js';
 export { ServerSupervisor, type ServerExit, type SupervisedProcess, type SupervisorHooks, type SupervisorOptions } from './database/server-supervisor.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
+export { DEFAULT_HEAP_GROWING_PERCENT, limitHeapGrowth } from './runtime/heap-growth.js';
 export * from './auth/api-keys.js';
 export * from './auth/auth.guard.js';
 export * from './errors/problem.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseApiKeys, RATE_LIMIT_PATTERN } from '../auth/api-keys.js';
 import { parseCorsOrigins } from '../http/cors.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../runtime/heap-growth.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -35,6 +36,8 @@ const envSchema = z.object({
   CHRONICLE_INGEST_MAX_UNANSWERED: z.coerce.number().int().positive().max(10_000).default(128),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
+  /** V8's heap growing factor, percent over the live heap (runtime/heap-growth.ts); 0 = V8's own. */
+  CHRONICLE_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(1000).default(DEFAULT_HEAP_GROWING_PERCENT),
   CHRONICLE_CORS_ORIGINS: z.string().optional(),
   /** Content sealed at rest with per-session data keys (README "Personal data"); `off` stores it plain. */
   CHRONICLE_ENCRYPTION: z.enum(['on', 'off']).default('on'),
@@ -77,6 +80,8 @@ export interface ChronicleConfig {
   /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
   /** Estimated bytes of fold states, views and transcripts kept in process (SessionViews). */
   readonly viewCacheBytes: number;
+  /** V8's heap growing factor in percent over the live heap (0 = V8's own). */
+  readonly heapGrowingPercent: number;
   readonly answerCacheBytes: number;
   /** Exact origins a browser page may call from (CORS); empty = no CORS headers. */
   readonly corsOrigins: readonly string[];
@@ -144,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     ingestMaxUnanswered: e.CHRONICLE_INGEST_MAX_UNANSWERED,
     answerCacheBytes: e.CHRONICLE_ANSWER_CACHE_BYTES,
     viewCacheBytes: e.CHRONICLE_VIEW_CACHE_BYTES,
+    heapGrowingPercent: e.CHRONICLE_HEAP_GROWING_PERCENT,
     corsOrigins,
     encryption: e.CHRONICLE_ENCRYPTION === 'on',
     masterKey: e.CHRONICLE_MASTER_KEY,
