@@ -77,12 +77,12 @@ export interface ChronicleConfig {
   readonly liveHeartbeatMs: number;
   /** Messages of one WebSocket ingest connection read and not yet answered; past it the server stops reading. */
   readonly ingestMaxUnanswered: number;
-  /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
   /** Estimated bytes of fold states, views and transcripts kept in process (SessionViews). */
   readonly viewCacheBytes: number;
+  /** Bytes of serialised (and compressed) read answers kept in memory; 0 = none. */
+  readonly answerCacheBytes: number;
   /** V8's heap growing factor in percent over the live heap (0 = V8's own). */
   readonly heapGrowingPercent: number;
-  readonly answerCacheBytes: number;
   /** Exact origins a browser page may call from (CORS); empty = no CORS headers. */
   readonly corsOrigins: readonly string[];
   /** Whether content is sealed with per-session data keys. */

@@ -203,7 +203,8 @@ export async function withDataKeys(keys: DataKeySource | null | undefined, rows:
 
 /**
  * Upserts rows built by `indexRowOf`, never moving a row back to an older version, inside the caller's
- * `acrossSessions` transaction (building the statement's values, each row's content sealed, counts to `tally`). A row's key is its session's stream id (on Citus it sits on the stream's shard).
+ * `acrossSessions` transaction; building the statement's values (each row's content sealed) counts to `tally`.
+ * A row's key is its session's stream id (on Citus it sits on the stream's shard).
  *
  * One server takes the rows as arrays (`unnest`: one statement text whatever their number). On Citus an
  * `INSERT … SELECT FROM unnest(…)` is a distributed INSERT … SELECT, its rows gathered as intermediate results
