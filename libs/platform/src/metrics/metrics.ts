@@ -172,7 +172,7 @@ export class Metrics {
 
   readonly auditBusy = new Counter({
     name: 'chronicle_audit_busy_seconds_total',
-    help: "Time the continuous auditor's passes spent on their own synchronous work (hashing, folding, rendering, comparing; not the reads): its share of the process's CPU",
+    help: "Time the continuous auditor's passes spent on their own synchronous work (hashing, opening, folding, rendering, comparing; not their waits for reads or keys): its share of the process's CPU",
     registers: [this.registry],
   });
 

@@ -2,7 +2,9 @@ import type pg from 'pg';
 import { evolveAll, initialSessionState, type SessionEvent, toSessionStreamId } from '#domain';
 import type { EventStore } from '#event-store';
 import { useTestDatabase } from '../../../../test/support/database.js';
+import type { SessionKeyring } from '#event-store';
 import { SessionViews } from '../session-views.js';
+import type { WorkTally } from '../work-tally.js';
 import { SnapshotStore } from '../snapshot-store.js';
 import { exchange, newWriter, writeSession } from './audit.fixtures.js';
 import { IncrementalSessionAudits } from './incremental-session-audit.js';
@@ -95,5 +97,51 @@ describe('auditing a session again, from the snapshot an earlier audit verified'
     const found = await audits.audit('inc-5');
     expect(found).toMatchObject({ full: false, audit: { match: false } });
     expect(found.audit.differences.map((d) => d.path)).toContain('summary.messageCount');
+  });
+});
+
+describe("an audit's busy time", () => {
+  it('counts its own work, not its wait for the session key', async () => {
+    const views = quietViews();
+    await writeSession(newWriter(store, views), 'inc-busy-1', 4);
+    // A sealed snapshot row: opening it asks the keyring, which answers 300 ms late (and has no key: it stays shut).
+    await new SnapshotStore(pool).save(toSessionStreamId('inc-busy-1'), 3, evolveAll(initialSessionState(), []));
+    await pool.query(`UPDATE session_snapshots SET state = $2 WHERE stream_id = $1`, [toSessionStreamId('inc-busy-1'), JSON.stringify({ sealed: '1:AAAA' })]);
+    let asked = 0;
+    const slowKeyring = {
+      keyFor: async () => {
+        asked += 1;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return null;
+      },
+    } as unknown as SessionKeyring;
+    const audits = new IncrementalSessionAudits({ pool, store, views, keyring: slowKeyring });
+    const started = performance.now();
+    const result = await audits.audit('inc-busy-1');
+    expect(asked).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(result.busySeconds).toBeLessThan(0.2);
+  });
+
+  it("counts the served view's fold and render when the view is not cached", async () => {
+    await writeSession(newWriter(store, quietViews()), 'inc-busy-2', 4);
+    const cold = quietViews();
+    const given: (WorkTally | undefined)[] = [];
+    let folded = 0;
+    const views = {
+      async view(sessionId: string, at?: number, tally?: WorkTally) {
+        given.push(tally);
+        const before = tally?.ms ?? 0;
+        const served = await cold.view(sessionId, at, tally);
+        folded += (tally?.ms ?? 0) - before;
+        return served;
+      },
+    };
+    const result = await new IncrementalSessionAudits({ pool, store, views }).audit('inc-busy-2');
+    expect(result.audit.match).toBe(true);
+    expect(given).toHaveLength(1);
+    expect(given[0]).toBeDefined();
+    expect(folded).toBeGreaterThan(0);
+    expect(result.busySeconds * 1000).toBeGreaterThanOrEqual(folded);
   });
 });

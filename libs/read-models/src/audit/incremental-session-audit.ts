@@ -1,7 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import { type SessionState, sha256Hex, toSessionStreamId, withJournalsFromEvents } from '#domain';
 import type { ReadableStoredEvent } from '#event-store';
 import { readJournalSpans, SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
+import { tallied, type WorkTally } from '../work-tally.js';
 import { DEFAULT_DIFFERENCE_LIMIT } from './deep-diff.js';
 import { type AuditDeps, AuditSessionNotFoundError, type SessionAudit } from './session-audit.js';
 import { type AuditResumePoint, StreamingSessionAudit } from './store/streaming-session-audit.js';
@@ -32,7 +32,10 @@ export interface IncrementalAudit {
   readonly audit: SessionAudit;
   readonly replayed: number;
   readonly full: boolean;
-  /** Seconds of the audit's own synchronous work (hashing, parsing, folding, rendering, comparing; not the reads). */
+  /**
+   * Seconds of the audit's own synchronous work (hashing, parsing, opening, folding, rendering — the served view's
+   * too, when it is not cached —, comparing); not its waits for the store or the session's key.
+   */
   readonly busySeconds: number;
 }
 
@@ -105,30 +108,30 @@ export class IncrementalSessionAudits {
         WHERE stream_id = $1 AND schema_version = $2 AND version <= $3 ORDER BY session_snapshots.version`,
       [streamId, SNAPSHOT_SCHEMA_VERSION, head.version],
     );
-    let busy = performance.now();
+    // The pass's own work (hashing, parsing, folding, rendering, comparing), not its waits for the store or the key.
+    const tally: WorkTally = { ms: 0 };
     // The digest is of the text as stored (sealed or not); the state is the opened text. An unreadable one is left out.
-    const opened = await openedSnapshots(this.deps.keyring ?? null, streamId, rows.rows);
-    const snapshots = rows.rows.flatMap((row, i) => {
-      const state = opened[i].state;
-      return state === null ? [] : [{ version: row.version, state, digest: sha256Hex(row.state) }];
-    });
+    const opened = await openedSnapshots(this.deps.keyring ?? null, streamId, rows.rows, tally);
     const record = this.verified.get(streamId);
-    let from: (AuditResumePoint & { digest: string }) | undefined;
-    if (record && this.resumable(record, head.version)) {
+    const resumed = tallied(tally, () => {
+      const snapshots = rows.rows.flatMap((row, i) => {
+        const state = opened[i].state;
+        return state === null ? [] : [{ version: row.version, state, digest: sha256Hex(row.state) }];
+      });
+      if (!record || !this.resumable(record, head.version)) return { snapshots, from: undefined };
       for (const row of [...snapshots].reverse()) {
         const known = record.snapshots.find((s) => s.version === row.version && s.digest === row.digest);
-        if (!known) continue;
-        from = { version: row.version, lastHash: known.hash, state: JSON.parse(row.state) as SessionState, digest: row.digest };
-        break;
+        if (known) return { snapshots, from: { version: row.version, lastHash: known.hash, state: JSON.parse(row.state) as SessionState, digest: row.digest } };
       }
-    }
-    busy = performance.now() - busy;
+      return { snapshots, from: undefined };
+    });
+    const snapshots = resumed.snapshots;
+    let from: (AuditResumePoint & { digest: string }) | undefined = resumed.from;
     // A snapshot holds the stored form: its live journals are read back from the stream, as a cold read does.
     if (from) {
-      const spanned = await readJournalSpans(store, streamId, from.state);
-      const rebuilding = performance.now();
-      from = { ...from, state: withJournalsFromEvents(from.state, spanned) };
-      busy += performance.now() - rebuilding;
+      const resumedFrom = from;
+      const spanned = await readJournalSpans(store, streamId, resumedFrom.state);
+      from = tallied(tally, () => ({ ...resumedFrom, state: withJournalsFromEvents(resumedFrom.state, spanned) }));
     }
     const start = from?.version ?? 0;
     const events = await store.readStream(streamId, { from: start + 1, to: head.version });
@@ -139,35 +142,37 @@ export class IncrementalSessionAudits {
     const [summary, index, served] = await Promise.all([
       readSummaryRow(pool, streamId, key),
       readIndexRow(pool, sessionId, key),
-      views.view(sessionId, head.version),
+      views.view(sessionId, head.version, tally),
     ]);
-    const working = performance.now();
-    const later = snapshots.filter((s) => s.version > start);
-    const audit = new StreamingSessionAudit(
-      sessionId,
-      head,
-      { snapshots: later.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })), summary, index, indexCaughtUp },
-      DEFAULT_DIFFERENCE_LIMIT,
-      from,
-      false,
-    );
-    audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash, storedData: (e as ReadableStoredEvent).storedData })));
-    const verdict = withChanged(audit.finish(served.exists && served.version === head.version ? served.view : null), snapshots, start, record);
-    this.verified.delete(streamId);
-    if (verdict.match) {
-      const hashAt = (version: number) => events[version - start - 1]?.hash;
-      const kept = from ? [{ version: from.version, digest: from.digest, hash: from.lastHash }] : [];
-      const found = later.map((s) => ({ version: s.version, digest: s.digest, hash: hashAt(s.version) as string }));
-      this.verified.set(streamId, {
-        version: head.version,
-        lastHash: head.lastHash,
-        snapshots: [...kept, ...found],
-        fullAt: from && record ? record.fullAt : this.now(),
-      });
-      if (this.verified.size > this.remember) this.verified.delete(this.verified.keys().next().value as string);
-    }
-    busy += performance.now() - working;
-    return { audit: verdict, replayed: events.length, full: from === undefined, busySeconds: busy / 1000 };
+    const resumePoint = from;
+    const verdict = tallied(tally, () => {
+      const later = snapshots.filter((s) => s.version > start);
+      const audit = new StreamingSessionAudit(
+        sessionId,
+        head,
+        { snapshots: later.map((s) => ({ version: s.version, state: () => JSON.parse(s.state) as unknown })), summary, index, indexCaughtUp },
+        DEFAULT_DIFFERENCE_LIMIT,
+        resumePoint,
+        false,
+      );
+      audit.feed(events.map((e) => ({ version: e.version, type: e.type, data: e.data, hash: e.hash, storedData: (e as ReadableStoredEvent).storedData })));
+      const found = withChanged(audit.finish(served.exists && served.version === head.version ? served.view : null), snapshots, start, record);
+      this.verified.delete(streamId);
+      if (found.match) {
+        const hashAt = (version: number) => events[version - start - 1]?.hash;
+        const kept = resumePoint ? [{ version: resumePoint.version, digest: resumePoint.digest, hash: resumePoint.lastHash }] : [];
+        const verifiedLater = later.map((s) => ({ version: s.version, digest: s.digest, hash: hashAt(s.version) as string }));
+        this.verified.set(streamId, {
+          version: head.version,
+          lastHash: head.lastHash,
+          snapshots: [...kept, ...verifiedLater],
+          fullAt: resumePoint && record ? record.fullAt : this.now(),
+        });
+        if (this.verified.size > this.remember) this.verified.delete(this.verified.keys().next().value as string);
+      }
+      return found;
+    });
+    return { audit: verdict, replayed: events.length, full: from === undefined, busySeconds: tally.ms / 1000 };
   }
 
   private resumable(record: VerifiedSession, headVersion: number): boolean {

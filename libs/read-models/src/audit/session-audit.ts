@@ -6,10 +6,12 @@ import { type ChainVerdict, verifyChain } from './chain-verification.js';
 import type { Difference } from './deep-diff.js';
 import { compareReadModels, type ReadModelComparison, type StoredReadModels } from './read-model-comparison.js';
 import { indexPassed, readIndexRow, readModelKey, readSnapshots, readSummaryRow } from './stored-read-models.js';
+import type { WorkTally } from '../work-tally.js';
 
 /** The served side of the audit: `SessionViews` (of this process or a fresh one) fits. */
 export interface ServedViews {
-  view(sessionId: string, at?: number): Promise<{ version: number; view: SessionView; exists: boolean }>;
+  /** The view this process serves; its folds and renders are added to `tally` when one is given. */
+  view(sessionId: string, at?: number, tally?: WorkTally): Promise<{ version: number; view: SessionView; exists: boolean }>;
 }
 
 export interface AuditDeps {

@@ -6,6 +6,7 @@ import { SESSION_INDEX } from '../session-index/session-index.projector.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { StoredIndexRow } from '../session-index/index-row.builder.js';
 import { openIndexRow, openSummaryData, type SealedRow } from '../read-model-content.js';
+import { tallied, type WorkTally } from '../work-tally.js';
 
 export async function readSnapshots(pool: pg.Pool, streamId: string, keyring: SessionKeyring | null = null) {
   const result = await pool.query<{ version: string; state: string }>(
@@ -18,15 +19,19 @@ export async function readSnapshots(pool: pg.Pool, streamId: string, keyring: Se
   return opened.map((row) => ({ version: Number(row.version), state: row.state === null ? null : (JSON.parse(row.state) as unknown) }));
 }
 
-/** Snapshot rows with their state texts opened (sealed ones with the session's key; null when it is gone). */
+/**
+ * Snapshot rows with their state texts opened (sealed ones with the session's key; null when it is gone). The
+ * opening is added to `tally` when one is given; the key's lookup is not.
+ */
 export async function openedSnapshots<Row extends { readonly state: string }>(
   keyring: SessionKeyring | null,
   streamId: string,
   rows: readonly Row[],
+  tally?: WorkTally,
 ): Promise<(Omit<Row, 'state'> & { readonly state: string | null })[]> {
   const sealed = rows.some((row) => isSealedSnapshotText(row.state));
   const key = sealed && keyring !== null ? await keyring.keyFor(streamId) : null;
-  return rows.map((row) => ({ ...row, state: openSnapshotText(key?.key ?? null, streamId, row.state) }));
+  return tallied(tally, () => rows.map((row) => ({ ...row, state: openSnapshotText(key?.key ?? null, streamId, row.state) })));
 }
 
 /** The stream's data key to open its stored read models with (null: no keyring, no key, or erased). */
