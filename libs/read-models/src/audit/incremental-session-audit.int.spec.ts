@@ -1,8 +1,7 @@
 import type pg from 'pg';
 import { evolveAll, initialSessionState, type SessionEvent, toSessionStreamId } from '#domain';
-import type { EventStore } from '#event-store';
+import type { EventStore, SessionKeyring } from '#event-store';
 import { useTestDatabase } from '../../../../test/support/database.js';
-import type { SessionKeyring } from '#event-store';
 import { SessionViews } from '../session-views.js';
 import type { WorkTally } from '../work-tally.js';
 import { SnapshotStore } from '../snapshot-store.js';
