@@ -95,6 +95,8 @@ const MEASURED = ['coordinator', 'worker1', 'worker2', 'replica1', 'replica2', '
 const QUIET_MARGIN = 20;
 /** …or this long after the load at most. */
 const QUIET_MAX_MS = 15_000;
+/** The warm-up each service gets, per shape, before the rounds (not measured). */
+const CITUS_WARMUP_MS = 3000;
 const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
 
 /**
@@ -221,9 +223,8 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
       });
     };
 
-    const measure = async (round: number, shape: Shape, onCitus: boolean): Promise<void> => {
-      const id = onCitus ? citusId(shape) : baseId(shape);
-      const prefix = `r${round}-${id}`;
+    /** A shape's clients, each with a session of its own (on Citus: placed as `placedSessions` says), and where each sends. */
+    const startClients = async (prefix: string, shape: Shape, onCitus: boolean): Promise<{ clients: JournalClient[]; ports: number[]; holders: Worker[] }> => {
       const clients: JournalClient[] = [];
       const ports: number[] = [];
       const holders: Worker[] = [];
@@ -240,6 +241,35 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
           ports.push(baseline.port);
         }
       }
+      return { clients, ports, holders };
+    };
+    // How far the session index trails the log (the projector's gauge, set on its 1 s tick).
+    const indexLag = async (onCitus: boolean): Promise<number> =>
+      Math.max(...(await Promise.all((onCitus ? replicas : [baseline]).map((s) => metricValue(s.port, 'chronicle_projection_lag_events{projection="session_index"}')))));
+    /**
+     * After a load: waits until the session index has caught up and every measured process is back to its quiet
+     * rate (at least the bench's settle, at most QUIET_MAX_MS). Answers how long that took, ms.
+     */
+    const quiet = async (onCitus: boolean): Promise<number> => {
+      const settleFrom = performance.now();
+      await sleep(SETTLE_MS);
+      const measuredCpu = (): number => {
+        const cpu = readCpu();
+        return sum(MEASURED.map((n) => cpu[n]!));
+      };
+      for (let last = measuredCpu(); performance.now() - settleFrom < QUIET_MAX_MS; ) {
+        await sleep(500);
+        const now = measuredCpu();
+        const share = (100 * (now - last)) / 500;
+        last = now;
+        if (share <= quietShare + QUIET_MARGIN && (await indexLag(onCitus)) === 0) break;
+      }
+      return performance.now() - settleFrom;
+    };
+
+    const measure = async (round: number, shape: Shape, onCitus: boolean): Promise<void> => {
+      const id = onCitus ? citusId(shape) : baseId(shape);
+      const { clients, ports, holders } = await startClients(`r${round}-${id}`, shape, onCitus);
       const projectorBefore = onCitus ? await Promise.all(replicas.map((r) => projectorBusyMs(r.port))) : [];
       const sessionsBefore = onCitus ? await readSessions() : [];
       const sessionsFrom = performance.now();
@@ -258,10 +288,7 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
         },
       });
       samples.check(id, result);
-      // How far the session index trails the log (the projector's gauge, set on its 1 s tick), here as the load ends.
-      const indexLag = async (): Promise<number> =>
-        Math.max(...(await Promise.all((onCitus ? replicas : [baseline]).map((s) => metricValue(s.port, 'chronicle_projection_lag_events{projection="session_index"}')))));
-      const lag = await indexLag();
+      const lag = await indexLag(onCitus);
       record(`${id}.lag`, round, lag);
       const events = result.ok * shape.eventsPerRequest;
       const rate = events / (result.windowMs / 1000);
@@ -271,20 +298,7 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
       // Deferred work (the projectors' catch-up above all, snapshots) is the events' own: the CPU window runs until
       // the session index has caught up and every measured process is back to its quiet rate (at least the
       // bench's settle), and the next phase starts after it, undisturbed.
-      const settleFrom = performance.now();
-      await sleep(SETTLE_MS);
-      const measuredCpu = (): number => {
-        const cpu = readCpu();
-        return sum(MEASURED.map((n) => cpu[n]!));
-      };
-      for (let last = measuredCpu(); performance.now() - settleFrom < QUIET_MAX_MS; ) {
-        await sleep(500);
-        const now = measuredCpu();
-        const share = (100 * (now - last)) / 500;
-        last = now;
-        if (share <= quietShare + QUIET_MARGIN && (await indexLag()) === 0) break;
-      }
-      const settleMs = performance.now() - settleFrom;
+      const settleMs = await quiet(onCitus);
       record(`${id}.settle`, round, settleMs / 1000);
       const after = readCpu();
       const used = (name: string): number => after[name]! - before[name]!;
@@ -319,6 +333,30 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
       const problems = result.non2xxTotal + result.errors > 0 ? `, ${result.non2xxTotal} non-2xx, ${result.errors} errors` : '';
       progress(`  ${id}: ${Math.round(rate)} events/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${problems}; ${cpuNote}; index lag ${lag} events at the end, quiet ${(settleMs / 1000).toFixed(1)} s after`);
     };
+
+    // A warm-up of every service, before the rounds and not measured. Each is a fresh process, and a fresh Node
+    // process's first seconds under a load carry one-time work (V8 compiling the request path, caches and pools
+    // filling): measured, round 1 used 0.64 ms of the replicas' CPU per event against 0.38 and 0.32 in rounds 2
+    // and 3 (the baseline service 0.27 against 0.22), and that first round alone set the median ratio. The
+    // long-running services the rows describe have paid it long before, on both sides alike.
+    for (const shape of SHAPES) {
+      for (const onCitus of [false, true]) {
+        const id = `warm-${onCitus ? citusId(shape) : baseId(shape)}`;
+        await step(`${id} (not measured)`, async () => {
+          const { clients, ports } = await startClients(id, shape, onCitus);
+          const result = await runHttpLoad({
+            port: ports[0]!,
+            portOf: (client) => ports[client]!,
+            connections: shape.connections,
+            durationMs: CITUS_WARMUP_MS,
+            request: (client) => journalRequest(clients[client]!, shape.eventsPerRequest, ports[client]!),
+          });
+          if (result.non2xxTotal + result.errors > 0) throw new Error(`${id}: ${result.non2xxTotal} non-2xx answers, ${result.errors} errors`);
+          await quiet(onCitus);
+        });
+      }
+    }
+    progress(`Citus: every service warmed up (${CITUS_WARMUP_MS / 1000} s of each shape, not measured)`);
 
     let spentMs = performance.now() - startedAt;
     let stopped = false;
@@ -386,15 +424,16 @@ async function describe(cluster: CitusCluster, single: Record<string, string>): 
 async function printStatements(cluster: CitusCluster, progress: (message: string) => void): Promise<void> {
   for (const name of NODE_NAMES) {
     const { rows } = await onNode(cluster, name, DATABASE, (c) =>
-      c.query<{ calls: string; total: number; mean: number; query: string }>(
+      c.query<{ calls: string; total: number; mean: number; plan: number; rows: string; query: string }>(
         `SELECT calls::text, round(total_exec_time::numeric, 0)::float8 AS total, round(mean_exec_time::numeric, 3)::float8 AS mean,
+                round(total_plan_time::numeric, 0)::float8 AS plan, rows::text,
                 regexp_replace(left(query, 160), '\\s+', ' ', 'g') AS query
            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
           ORDER BY total_exec_time DESC LIMIT 10`,
       ),
     );
-    progress(`pg_stat_statements on ${name} (total ms, calls, mean ms, query):`);
-    for (const row of rows) progress(`  ${row.total} ms  ${row.calls} calls  ${row.mean} ms  ${row.query}`);
+    progress(`pg_stat_statements on ${name} (total ms executing, calls, mean ms, ms planning (with track_planning), rows, query):`);
+    for (const row of rows) progress(`  ${row.total} ms  ${row.calls} calls  ${row.mean} ms  plan ${row.plan} ms  ${row.rows} rows  ${row.query}`);
   }
 }
 

@@ -902,6 +902,10 @@ async function main(): Promise<void> {
   // baseline Chronicle on this cluster, each pair of its figures measured back to back. Started after the rounds
   // above: its replicas' background passes reach every node every second (bench/README.md says how much),
   // which must not run beside the one-server figures.
+  // The one-server services are done by now: stopped first, so their background (each one's projector tick, the
+  // audited one's continuous auditor) runs neither beside the Citus nodes nor on the baseline's PostgreSQL.
+  progress('stopping the one-server services');
+  await Promise.all([trivial.stop(), minimal.stop(), emmett?.service.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), sealed?.service.stop(), plain?.service.stop()]);
   const citusSkip = citusSkipped();
   if (citusSkip) progress(`Citus section skipped: ${citusSkip}`);
   else {
@@ -913,8 +917,10 @@ async function main(): Promise<void> {
     progress(`Citus section, round ${round + 1}/${RUNS}`);
     await citus.round(round);
   }
-  progress('stopping the services');
-  await Promise.all([trivial.stop(), minimal.stop(), emmett?.service.stop(), chronicle?.service.stop(), audited?.service.stop(), unaudited?.service.stop(), sealed?.service.stop(), plain?.service.stop(), citus?.stop()]);
+  if (citus) {
+    progress('stopping the Citus section');
+    await citus.stop();
+  }
 
   for (let round = 0; round < RUNS; round += 1) {
     await step(`append round ${round + 1}`, async () => {
