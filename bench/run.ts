@@ -604,7 +604,9 @@ The Citus rows (bench/citus.bench.ts): a coordinator and 2 workers of their own 
 disk, with this cluster's durability settings, read back from every node), Chronicle's migrations through the
 coordinator, two replicas each connected to one worker, and a baseline Chronicle on a database of its own on this
 cluster, started after the other load rounds and the memory phase (its replicas' background must not run beside
-them); every round both shapes on both, each pair back to back (ABBA, then BAAB). The
+them) and after the one-server services are stopped (theirs must not run beside it); every service warmed up
+first (3 s of each shape on each side, not measured: a fresh process's first load), then every round both shapes
+on both, each pair back to back (ABBA, then BAAB). The
 clients are split evenly over the replicas and their sessions over the workers (ids picked by their shard's
 placement), so half of each replica's appends go through the worker that does not hold the session. CPU per
 event as above, for each node's PostgreSQL processes and each replica: the coordinator's per event of all, a
