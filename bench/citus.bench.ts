@@ -334,11 +334,11 @@ export async function startCitusSection(options: CitusSectionOptions): Promise<C
       progress(`  ${id}: ${Math.round(rate)} events/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms${problems}; ${cpuNote}; index lag ${lag} events at the end, quiet ${(settleMs / 1000).toFixed(1)} s after`);
     };
 
-    // A warm-up of every service, before the rounds and not measured. Each is a fresh process, and a fresh Node
-    // process's first seconds under a load carry one-time work (V8 compiling the request path, caches and pools
-    // filling): measured, round 1 used 0.64 ms of the replicas' CPU per event against 0.38 and 0.32 in rounds 2
-    // and 3 (the baseline service 0.27 against 0.22), and that first round alone set the median ratio. The
-    // long-running services the rows describe have paid it long before, on both sides alike.
+    // A warm-up of every service, before the rounds and not measured. Each is a fresh process, and a fresh
+    // process's first load carries one-time work: without it, round 1 used 0.64 ms of the replicas' CPU per event
+    // against 0.38 and 0.32 in rounds 2 and 3 (the baseline service 0.27 against 0.22). The long-running services
+    // the rows describe have paid it long before, on both sides alike. It steadies the rounds; it did not raise
+    // the ratio (bench/README.md, "Warm-up before the Citus rounds").
     for (const shape of SHAPES) {
       for (const onCitus of [false, true]) {
         const id = `warm-${onCitus ? citusId(shape) : baseId(shape)}`;
