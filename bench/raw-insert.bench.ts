@@ -42,6 +42,11 @@ export interface RawInsertOptions {
   readonly warmupMs: number;
   /** Unique per run: stream ids are `<prefix>-<connection>`. */
   readonly streamPrefix: string;
+  /**
+   * `off`: every connection sets `synchronous_commit = off` (its commits answered before their WAL is flushed,
+   * as Chronicle's relaxed tier does per transaction): what skipping the flush is worth on this storage.
+   */
+  readonly synchronousCommit?: 'off';
   readonly onWindowStart?: () => void;
 }
 
@@ -61,6 +66,7 @@ export async function runRawInsert(options: RawInsertOptions): Promise<RawInsert
     Array.from({ length: options.connections }, async () => {
       const client = new pg.Client({ connectionString: options.url });
       await client.connect();
+      if (options.synchronousCommit === 'off') await client.query('SET synchronous_commit = off');
       return client;
     }),
   );
