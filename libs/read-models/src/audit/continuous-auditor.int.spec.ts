@@ -53,4 +53,33 @@ describe('the continuous auditor, pass by pass', () => {
     expect((await auditor.pass()).map((audit) => audit.sessionId)).toEqual(['budget-b']);
     expect(await auditor.pass()).toEqual([]);
   });
+
+  it('catches up on sessions written in turns: each audited once, one a pass, and the checkpoint passes them all', async () => {
+    const views = newViews(store, pool);
+    const writer = newWriter(store, views);
+    const audited: string[] = [];
+    const lags: number[] = [];
+    const auditor = new ContinuousAuditor(
+      { pool, store, views },
+      { sessionsPerPass: 10, replayBudget: 1, onVerified: (audit) => audited.push(audit.sessionId), onLag: (events) => lags.push(events) },
+    );
+    while ((await auditor.pass()).length > 0);
+    const ids = ['turns-a', 'turns-b', 'turns-c'];
+    for (const id of ids) await writeSession(writer, id, 2);
+    // Streaming sessions interleave in the log: a, b, c, a, b, c, …
+    for (let turn = 0; turn < 6; turn += 1) {
+      for (const id of ids) {
+        await writer.write(id, () => ({
+          events: [{ type: 'MessagesRecorded', data: { rows: [{ role: 'user', content: `turn ${turn}`, timestamp: 2_000_000_000 + turn }] } }],
+        }));
+      }
+    }
+    audited.length = 0;
+    for (const _ of ids) await auditor.pass();
+    // The budget lets one session through a pass; an audit at the head covers the session's later turns, so the
+    // three passes leave nothing behind (moving only to the next session's first event, they stalled a turn a pass).
+    expect(audited).toEqual(ids);
+    expect(lags.at(-1)).toBe(0);
+    expect(await auditor.pass()).toEqual([]);
+  });
 });

@@ -31,32 +31,38 @@ export interface ContinuousAuditorOptions extends IncrementalAuditOptions {
  * checkpoint (commit-safe order, as the projector reads them) name the sessions; each is audited at its head,
  * incrementally (`IncrementalSessionAudits`: the chain from the newest snapshot it verified before, the fold
  * resumed from that snapshot, every stored model written after it and the served view against the replay;
- * in full the first time, after a mismatch, and every `fullEveryMs`); the checkpoint then moves past the events
- * of the sessions verified. A session cut off by the bound is verified first in the next pass.
+ * in full the first time, after a mismatch, and every `fullEveryMs`). An audit at its head covers every event of
+ * the session up to that version, so the auditor remembers the version each session was audited at: a session
+ * whose events in the page are all at or below it is not audited again, and the checkpoint moves past the
+ * longest prefix of the page whose events are covered. A session cut off by the bound is verified first in the
+ * next pass. (Moving only past the sessions audited in this pass, as before, stalled on sessions written in
+ * turns: one audited session moved the checkpoint to the next one's first event, a position or two, and the
+ * next pass audited the same sessions again; bench/README.md, "The continuous auditor after a burst".)
  */
 export class ContinuousAuditor {
   private readonly audits: IncrementalSessionAudits;
+  /** The version each session was last audited at (its head then), least recently audited first. */
+  private readonly auditedAt = new Map<string, number>();
+  private readonly remember: number;
 
   constructor(
     private readonly deps: AuditDeps & { readonly store: EventStore },
     private readonly options: ContinuousAuditorOptions,
   ) {
     this.audits = new IncrementalSessionAudits(deps, options);
+    this.remember = options.remember ?? 10_000;
   }
 
   async pass(): Promise<SessionAudit[]> {
     const { pool, store } = this.deps;
     const checkpoint = await readCheckpoint(pool, CONTINUOUS_AUDIT);
     const { positions } = await store.readPositions({ after: checkpoint, limit: this.options.eventsPerPass ?? 2000 });
+    // The sessions with an event in the page that no audit covered yet, in page order, up to the pass's bound.
     const sessions: string[] = [];
-    let covered = positions.length;
-    for (let index = 0; index < positions.length; index += 1) {
-      const sessionId = fromSessionStreamId(positions[index]!.streamId);
-      if (sessionId === null || sessions.includes(sessionId)) continue;
-      if (sessions.length === this.options.sessionsPerPass) {
-        covered = index;
-        break;
-      }
+    for (const position of positions) {
+      const sessionId = fromSessionStreamId(position.streamId);
+      if (sessionId === null || this.covered(sessionId, position.version) || sessions.includes(sessionId)) continue;
+      if (sessions.length === this.options.sessionsPerPass) break;
       sessions.push(sessionId);
     }
     const audits: SessionAudit[] = [];
@@ -64,21 +70,27 @@ export class ContinuousAuditor {
     let busy = 0;
     for (const [index, sessionId] of sessions.entries()) {
       const length = await this.audits.plan(sessionId);
-      if (index > 0 && replayed + length > (this.options.replayBudget ?? Number.POSITIVE_INFINITY)) {
-        // Over the budget: this session and the rest wait for the next pass (the checkpoint stops before them).
-        covered = positions.findIndex((position) => fromSessionStreamId(position.streamId) === sessionId);
-        break;
-      }
+      // Over the budget: this session and the rest wait for the next pass (the checkpoint stops before them).
+      if (index > 0 && replayed + length > (this.options.replayBudget ?? Number.POSITIVE_INFINITY)) break;
       replayed += length;
       try {
         const { audit, busySeconds } = await this.audits.audit(sessionId);
         busy += busySeconds;
         audits.push(audit);
         this.options.onVerified?.(audit);
+        this.audited(sessionId, audit.version);
       } catch (error) {
         if (!(error instanceof AuditSessionNotFoundError)) throw error;
+        // Never started: nothing of it to verify; its events in this page are passed.
+        this.audited(sessionId, Math.max(...positions.filter((p) => fromSessionStreamId(p.streamId) === sessionId).map((p) => p.version)));
       }
     }
+    // The longest prefix of the page whose events an audit covers (events of other streams than sessions' too).
+    const firstUncovered = positions.findIndex((position) => {
+      const sessionId = fromSessionStreamId(position.streamId);
+      return sessionId !== null && !this.covered(sessionId, position.version);
+    });
+    const covered = firstUncovered === -1 ? positions.length : firstUncovered;
     if (covered > 0) {
       // Each origin's cursor moves past the positions of the sessions verified (a prefix of the page).
       const reached = advanceCursor(checkpoint, positions.slice(0, covered));
@@ -92,5 +104,16 @@ export class ContinuousAuditor {
     this.options.onPass?.(busy, audits.length);
     if (this.options.onLag) this.options.onLag(await store.countPast(await readCheckpoint(pool, CONTINUOUS_AUDIT), LAG_CAP));
     return audits;
+  }
+
+  /** Whether an audit of this process covered the session's event at `version` (it was audited at or after it). */
+  private covered(sessionId: string, version: number): boolean {
+    return (this.auditedAt.get(sessionId) ?? 0) >= version;
+  }
+
+  private audited(sessionId: string, version: number): void {
+    this.auditedAt.delete(sessionId);
+    this.auditedAt.set(sessionId, version);
+    if (this.auditedAt.size > this.remember) this.auditedAt.delete(this.auditedAt.keys().next().value as string);
   }
 }
