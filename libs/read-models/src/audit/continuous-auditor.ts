@@ -92,7 +92,7 @@ export class ContinuousAuditor {
     });
     const covered = firstUncovered === -1 ? positions.length : firstUncovered;
     if (covered > 0) {
-      // Each origin's cursor moves past the positions of the sessions verified (a prefix of the page).
+      // Each origin's cursor moves past the covered positions (a prefix of the page).
       const reached = advanceCursor(checkpoint, positions.slice(0, covered));
       const client = await pool.connect();
       try {
