@@ -151,6 +151,66 @@ describe('typed HTTP calls', () => {
   });
 });
 
+describe('paged reads', () => {
+  /** A reader whose fetch counts the requests of each path. */
+  const countingReader = () => {
+    const requests: string[] = [];
+    const api = createChronicleClient({
+      baseUrl: base,
+      apiKey: KEYS.read,
+      fetch: (input, init) => {
+        requests.push(new URL(input instanceof Request ? input.url : String(input)).pathname);
+        return fetch(input, init);
+      },
+    });
+    return { api, requests };
+  };
+
+  it('eachSession follows nextCursor through every page of the list, each session once', async () => {
+    const ids = range(1, 5).map((n) => `c-paged-${n}`);
+    for (const [n, sessionId] of ids.entries()) await worker().startSession({ sessionId, title: `Paged list ${n}`, createdAt: T0 + n });
+    await pollUntil('the index lists the five sessions', () => reader().sessions({ q: 'paged list', limit: 100 }), (page) => page.items.length === 5);
+    const { api, requests } = countingReader();
+    const seen: string[] = [];
+    for await (const summary of api.eachSession({ q: 'paged list', limit: 2 })) seen.push(summary.sessionId);
+    // Newest activity first: the last started first.
+    expect(seen).toEqual([...ids].reverse());
+    expect(requests.filter((path) => path === '/v1/sessions')).toHaveLength(3);
+    // A caller that stops early fetches no further page.
+    const first = countingReader();
+    for await (const summary of first.api.eachSession({ q: 'paged list', limit: 2 })) {
+      expect(summary.sessionId).toBe('c-paged-5');
+      break;
+    }
+    expect(first.requests).toHaveLength(1);
+  });
+
+  it("eachEvent reads a session's events after a version, page after page, in version order", async () => {
+    await startTurn('c-paged-events');
+    const tokens = range(1, 5).map((seq) => ({ seq, event: 'token', payload: { text: `t${seq}` }, createdAt: T0 + 1 + seq }));
+    expect(await worker().journal('c-paged-events', 'run-1', tokens)).toMatchObject({ version: 7 });
+    const { api, requests } = countingReader();
+    const versions: number[] = [];
+    for await (const event of api.eachEvent('c-paged-events', { limit: 3 })) versions.push(event.version);
+    expect(versions).toEqual(range(1, 7));
+    expect(requests).toHaveLength(3);
+    const after: number[] = [];
+    for await (const event of reader().eachEvent('c-paged-events', { after: 4, limit: 2 })) after.push(event.version);
+    expect(after).toEqual([5, 6, 7]);
+    await expect(reader().eachEvent('c-never-started').next()).rejects.toMatchObject({ status: 404, code: 'SESSION_NOT_FOUND' });
+  });
+
+  it("markers() answers the session's recovery markers", async () => {
+    await worker().startSession({ sessionId: 'c-markers', createdAt: 50 });
+    expect(await reader().markers('c-markers')).toEqual([]);
+    // A turn submitted long ago with no journal: the sweep interrupts it and its marker waits for the journal.
+    await worker().submit('c-markers', { runId: 'run-stale', text: 'anyone?', submittedAt: 60 });
+    const sweep = await createChronicleClient({ baseUrl: base, apiKey: KEYS.admin }).api.POST('/v1/recovery/sweep', { body: {} });
+    expect(sweep.response.status).toBe(200);
+    expect(await reader().markers('c-markers')).toEqual([expect.objectContaining({ runId: 'run-stale', status: 'pending_journal' })]);
+  });
+});
+
 describe('JournalWriter', () => {
   it('streams a turn: the submission, tokens sent without waiting for each reply, the settle, each answered after its commit', async () => {
     await worker().startSession({ sessionId: 'c-ws', createdAt: T0 });

@@ -14,6 +14,8 @@ export type TranscriptPatchEvent = Schemas['TranscriptPatchEvent'];
 export type StreamingOutput = Schemas['StreamingOutput'];
 export type SessionSummary = Schemas['SessionSummary'];
 export type SessionEventsPage = Schemas['SessionEventsPage'];
+export type SessionListPage = Schemas['SessionListPage'];
+export type StoredEvent = Schemas['StoredEvent'];
 export type RunJournal = Schemas['RunJournal'];
 export type ProblemDetails = Schemas['Problem'];
 export type TranscriptView = NonNullable<Transcript['view']>;
@@ -34,6 +36,7 @@ export type MessagesBody = JsonBody<Post<'/v1/sessions/{id}/messages'>>;
 export type StateRowsBody = JsonBody<Post<'/v1/sessions/{id}/state-rows'>>;
 export type TranscriptQuery = QueryOf<paths['/v1/sessions/{id}/transcript']['get']>;
 export type EventsQuery = QueryOf<paths['/v1/sessions/{id}/events']['get']>;
+export type SessionListQuery = QueryOf<paths['/v1/sessions']['get']>;
 
 /**
  * The messages of `GET /v1/ingest` (a WebSocket): each `op` and the HTTP route whose body it carries, exactly.

@@ -4,11 +4,15 @@ import type {
   JournalEventBody,
   MessageRow,
   RunJournal,
+  Marker,
   SessionEventsPage,
+  SessionListPage,
+  SessionListQuery,
   SessionSummary,
   SettleBody,
   StartSessionBody,
   StateRowsBody,
+  StoredEvent,
   SubmissionBody,
   Transcript,
   TranscriptDelta,
@@ -87,9 +91,27 @@ export function createChronicleClient(options: ChronicleClientOptions) {
       answerOf(api.GET('/v1/sessions/{id}/events', { params: { path: { id: sessionId }, query } })),
     /** `GET …/runs/{runId}/journal`: a run's journal, its gaps and terminal state. */
     runJournal: (sessionId: string, runId: string): Promise<RunJournal> => answerOf(api.GET('/v1/sessions/{id}/runs/{runId}/journal', run(sessionId, runId))),
+    /** `GET …/markers`: the session's recovery markers (`Response interrupted` and the rest). */
+    markers: async (sessionId: string): Promise<Marker[]> => (await answerOf(api.GET('/v1/sessions/{id}/markers', session(sessionId)))).items,
+    /** `GET /v1/sessions`: one page of the list (`status`, `q`, `limit`, `cursor`); `eachSession` follows the pages. */
+    sessions: (query: SessionListQuery = {}): Promise<SessionListPage> => answerOf(api.GET('/v1/sessions', { params: { query } })),
   };
   return {
     ...calls,
+    /**
+     * Every session the list holds for a query, page after page (`nextCursor`), newest activity first:
+     * `for await (const summary of client.eachSession({ status: 'interrupted' }))`. A page can hold fewer than
+     * `limit` items while more follow (a title search over sealed titles reads a bounded number of rows a
+     * request), so this, not a short page, says when the list ends. `limit` sets the page size.
+     */
+    eachSession: (query: Omit<SessionListQuery, 'cursor'> = {}): AsyncGenerator<SessionSummary> =>
+      pages((cursor: string | null) => calls.sessions(cursor === null ? query : { ...query, cursor }), (page) => [page.items, page.nextCursor]),
+    /**
+     * A session's stored events after `after` (0: all), page after page (`nextAfter`), in version order; `limit`
+     * sets the page size. Events appended while it reads are read too, up to the head the last page saw.
+     */
+    eachEvent: (sessionId: string, query: EventsQuery = {}): AsyncGenerator<StoredEvent> =>
+      pages((after: number | null) => calls.events(sessionId, after === null ? query : { ...query, after }), (page) => [page.items, page.nextAfter]),
     /** Follows the session's transcript (`GET …/live?patches=1`): `for await (const state of client.watch(id))`. */
     watch: (sessionId: string, watchOptions: WatchOptions = {}) => new TranscriptWatcher(calls, sessionId, watchOptions),
     /** A `JournalWriter` over `/v1/ingest` with this client's service and key. */
@@ -98,3 +120,13 @@ export function createChronicleClient(options: ChronicleClientOptions) {
 }
 
 export type ChronicleClient = ReturnType<typeof createChronicleClient>;
+
+/** The items of every page, fetching the next (from the cursor the page names) only once the caller reads past the last. */
+async function* pages<Page, Item, Cursor>(fetchPage: (cursor: Cursor | null) => Promise<Page>, split: (page: Page) => [readonly Item[], Cursor | null]): AsyncGenerator<Item> {
+  let cursor: Cursor | null = null;
+  do {
+    const [items, next] = split(await fetchPage(cursor));
+    yield* items;
+    cursor = next;
+  } while (cursor !== null);
+}
