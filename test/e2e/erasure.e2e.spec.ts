@@ -239,15 +239,23 @@ describe('retention: sessions untouched for CHRONICLE_RETENTION_DAYS are erased 
     await r.close();
   });
 
-  it('erases the old one by the erasure path, keeps the recent one, and counts it', async () => {
+  it('erases the session written to last before the period by the erasure path, keeps the others, and counts it', async () => {
     const client = ingestClient(() => r.server);
-    await client.startSession('old', { title: 'old title', createdAt: now - 5 * 86_400 });
-    await client.recordMessages('old', [{ role: 'user', content: 'long ago', timestamp: now - 4 * 86_400 }]);
+    const status = async (id: string) => (await request(r.server).get(`/v1/sessions/${id}`).set(bearer(KEYS.read))).status;
+    await client.startSession('old', { title: 'old title', createdAt: now - 86_400 });
+    await client.recordMessages('old', [{ role: 'user', content: 'said yesterday', timestamp: now - 3_600 }]);
+    // Its times say recent; what counts is when it was last written: five days ago, as the database recorded it.
+    await r.query(`UPDATE streams SET updated_at = now() - interval '5 days' WHERE stream_id = 'session-old'`);
     await client.startSession('recent', { title: 'recent title', createdAt: now - 86_400 });
     await client.recordMessages('recent', [{ role: 'user', content: 'yesterday', timestamp: now - 3_600 }]);
-    const gone = await pollUntil('the old session erased', async () => (await request(r.server).get('/v1/sessions/old').set(bearer(KEYS.read))).status, (s) => s === 410, { timeoutMs: 10_000 });
+    // Written just now, its times (and a row without one) long ago: an import of an old conversation, a busy one.
+    await client.startSession('imported', { title: 'old conversation', createdAt: now - 5 * 86_400 });
+    await client.recordMessages('imported', [{ role: 'user', content: 'long ago', timestamp: now - 4 * 86_400 }, { role: 'assistant', content: 'no time' }]);
+    const gone = await pollUntil('the old session erased', () => status('old'), (s) => s === 410, { timeoutMs: 10_000 });
     expect(gone).toBe(410);
-    await expectStatus(request(r.server).get('/v1/sessions/recent').set(bearer(KEYS.read)), 200);
+    // Several sweeps later (one each 100 ms), the others are still there.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect({ recent: await status('recent'), imported: await status('imported') }).toEqual({ recent: 200, imported: 200 });
     const [erased] = await r.query<{ data: { reason: string; requestedBy: string } }>(`SELECT data FROM events WHERE stream_id = 'session-old' AND type = 'SessionErased'`);
     expect(erased.data).toMatchObject({ requestedBy: 'retention', reason: expect.stringContaining('retention') });
     const metrics = await expectStatus(request(r.server).get('/metrics').set(bearer(KEYS.admin)), 200);

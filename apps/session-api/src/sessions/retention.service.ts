@@ -10,8 +10,8 @@ import { SessionEraser } from './session-eraser.js';
 const PER_SWEEP = 100;
 
 /**
- * Retention (CHRONICLE_RETENTION_DAYS, off by default): every CHRONICLE_RETENTION_INTERVAL_MS, sessions whose
- * last activity is older than the period are erased by the same path as `POST …/erasure` (reason `retention`),
+ * Retention (CHRONICLE_RETENTION_DAYS, off by default): every CHRONICLE_RETENTION_INTERVAL_MS, sessions nothing
+ * was written to for longer than the period are erased by the same path as `POST …/erasure` (reason `retention`),
  * oldest first, one log line each; `chronicle_retention_erased_total` counts them and `chronicle_retention_due`
  * says how many were past the period at the sweep's start. Replicas may sweep at once: an erasure is idempotent.
  */
@@ -44,13 +44,20 @@ export class RetentionService implements OnApplicationBootstrap, OnModuleDestroy
     await this.running;
   }
 
-  /** One sweep: the sessions past the period (from the session index), erased oldest first. */
+  /**
+   * One sweep: the sessions past the period, erased oldest first. "Untouched" is the time the database recorded
+   * the session's last append (`streams.updated_at`), not the times its writers put in the events (a row without
+   * a timestamp, a host's clock, an import of old conversations): those say when something was said, not when the
+   * session was last written. The session index leaves out the sessions already erased (each row is on its
+   * stream's shard, so on Citus the join runs on each node).
+   */
   async sweep(now = Date.now() / 1000): Promise<number> {
     const cutoff = now - this.config.retentionDays * 86_400;
     const due = await queryAcrossSessions<{ session_id: string; n: number }>(this.pool, {
-      text: `SELECT session_id, count(*) OVER ()::int AS n FROM session_index
-              WHERE status <> 'erased' AND coalesce(last_activity_at, created_at) < $1
-              ORDER BY coalesce(last_activity_at, created_at), session_id LIMIT $2`,
+      text: `SELECT i.session_id, count(*) OVER ()::int AS n
+               FROM session_index i JOIN streams s ON s.stream_id = i.stream_id
+              WHERE i.status <> 'erased' AND s.updated_at < to_timestamp($1)
+              ORDER BY s.updated_at, i.session_id LIMIT $2`,
       values: [cutoff, PER_SWEEP],
     });
     this.metrics.retentionDue.set(due.rows[0]?.n ?? 0);
