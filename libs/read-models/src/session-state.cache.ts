@@ -100,6 +100,11 @@ export class SessionStateCache {
     this.states.set(streamId, { version, state }, estimatedBytes(version));
   }
 
+  /** Drops the session's state (another replica erased it: the state held its content). */
+  forget(streamId: string): void {
+    this.states.delete(streamId);
+  }
+
   clear(): void {
     this.states.clear();
   }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { canonicalJson, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
+import { canonicalJson, evolveAll, initialSessionState, projectSession, type SessionEvent, toSessionStreamId } from '#domain';
 import { InMemoryEventStore, PostgresEventStore } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { estimatedBytes } from './session-state.cache.js';
@@ -223,5 +223,23 @@ describe('a settled run’s journal, archived in the state', () => {
       [1, 'Hel'],
       [2, 'lo'],
     ]);
+  });
+});
+
+describe('a snapshot saved after the session was erased', () => {
+  it('is not stored: a replica that folded the state before the erasure cannot put its content back', async () => {
+    const store = new PostgresEventStore(pool);
+    const snapshots = new SnapshotStore(pool);
+    const streamId = toSessionStreamId('erased-late');
+    const events = sessionEvents(2).map((event) => (event.type === 'SessionStarted' ? { ...event, data: { ...event.data, sessionId: 'erased-late' } } : event));
+    for (const event of events) await store.append(streamId, [event]);
+    const before = evolveAll(initialSessionState(), events);
+    await snapshots.save(streamId, 2, before);
+    await store.append(streamId, [{ type: 'SessionErased', data: { at: 50, reason: 'user request', requestedBy: 'admin', dataKeyId: null } }]);
+    await snapshots.purge(streamId);
+    // The state at version 3 (before the erasure at 4), saved late by a replica that folded it then.
+    await snapshots.save(streamId, 3, before);
+    const rows = await pool.query('SELECT version FROM session_snapshots WHERE stream_id = $1', [streamId]);
+    expect(rows.rows).toEqual([]);
   });
 });

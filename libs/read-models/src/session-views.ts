@@ -92,6 +92,19 @@ export class SessionViews {
     return loaded;
   }
 
+  /**
+   * Another replica erased the session (the live hub heard its notice): whatever this process holds of it —
+   * its state, rendered views, encoded answers and a snapshot waiting to be written — is dropped at once, before
+   * any read of it folds the erasure. The next read loads it from the store, erased.
+   */
+  forgetErased(sessionId: string): void {
+    const streamId = toSessionStreamId(sessionId);
+    this.snapshotter.forget(streamId);
+    this.states.forget(streamId);
+    this.rendered.forget(sessionId);
+    this.onErased?.(sessionId);
+  }
+
   /** The fold state at the current version (or at `at`, for time travel). */
   async load(sessionId: string, at?: number, tally?: WorkTally): Promise<LoadedState> {
     return this.noticed(sessionId, await this.states.load(sessionId, at, tally));

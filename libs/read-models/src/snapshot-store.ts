@@ -16,6 +16,17 @@ export interface Snapshot {
 
 const INSERT_SNAPSHOT = `INSERT INTO session_snapshots (stream_id, version, schema_version, state)
   VALUES ($1, $2, $3, $4::json) ON CONFLICT (stream_id, version) DO NOTHING`;
+/**
+ * Whether the stream holds its erasure after a version. A replica may save a state it folded before another one
+ * erased the session (its idle snapshot) after the erasure dropped the snapshots; with content stored plain, that
+ * state would put the content back. The events after the snapshot's version are its tail, read by key.
+ */
+const ERASED_AFTER = `SELECT 1 FROM events e WHERE e.stream_id = $1 AND e.version > $2 AND e.type = 'SessionErased'`;
+/** One statement on one server: the insert only where the stream holds no erasure after the version. */
+const INSERT_UNLESS_ERASED = `INSERT INTO session_snapshots (stream_id, version, schema_version, state)
+  SELECT $1::text, $2::bigint, $3::int, $4::json
+   WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = $1::text AND e.version > $2::bigint AND e.type = 'SessionErased')
+  ON CONFLICT (stream_id, version) DO NOTHING`;
 /** Keeps the two newest snapshots of the stream. */
 const PRUNE_SNAPSHOTS = `DELETE FROM session_snapshots WHERE stream_id = $1 AND version < (
   SELECT min(version) FROM (SELECT version FROM session_snapshots WHERE stream_id = $1 ORDER BY version DESC LIMIT 2) newest)`;
@@ -98,7 +109,9 @@ export class SnapshotStore {
    * of the stream (time travel folds from the nearest one below).
    */
   async save(streamId: string, version: number, state: SessionState): Promise<void> {
-    const key = this.keyring === null ? null : await this.keyring.keyFor(streamId);
+    const key = this.keyring === null ? null : await this.keyring.keyState(streamId);
+    // Erased (the key destroyed, here or on another replica): no copy of a state is written, sealed or not.
+    if (key === 'destroyed') return;
     const text = sealSnapshotText(key?.key ?? null, streamId, JSON.stringify(storedFormOf(state)));
     const values = [streamId, version, SNAPSHOT_SCHEMA_VERSION, text];
     if ((await engineOf(this.pool)) === 'citus') {
@@ -106,10 +119,12 @@ export class SnapshotStore {
       // through intermediate results (6.5 ms a save on a quiet local cluster, 29 ms under the bench's load);
       // alone, each is a router statement on the stream's shard (2.6-4.3 ms the pair). A failure between them
       // leaves one snapshot too many, which the next save prunes.
+      const erased = await this.pool.query({ name: 'chronicle_snapshot_erased_after', text: ERASED_AFTER, values: [streamId, version] });
+      if ((erased.rowCount ?? 0) > 0) return;
       await this.pool.query({ name: 'chronicle_snapshot_insert', text: INSERT_SNAPSHOT, values });
       await this.pool.query({ name: 'chronicle_snapshot_prune', text: PRUNE_SNAPSHOTS, values: [streamId] });
       return;
     }
-    await this.pool.query(`WITH saved AS (${INSERT_SNAPSHOT} RETURNING 1) ${PRUNE_SNAPSHOTS}`, values);
+    await this.pool.query(`WITH saved AS (${INSERT_UNLESS_ERASED} RETURNING 1) ${PRUNE_SNAPSHOTS}`, values);
   }
 }

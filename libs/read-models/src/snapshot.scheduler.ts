@@ -42,6 +42,11 @@ export class SnapshotScheduler {
     else if (version > last) this.markIdleCandidate(streamId, version, state);
   }
 
+  /** Forgets the session's idle snapshot, if one is waiting (it was erased: the state holds its content). */
+  forget(streamId: string): void {
+    this.idle.delete(streamId);
+  }
+
   /** Forgets the sessions waiting for their idle snapshot. */
   clear(): void {
     this.idle.clear();

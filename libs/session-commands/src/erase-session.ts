@@ -1,8 +1,11 @@
 import { toSessionStreamId, versionRanges } from '#domain';
-import type { PlainContent, SessionKeyring } from '#event-store';
+import { ConcurrencyError, type PlainContent, type SessionKeyring } from '#event-store';
 import type { SnapshotStore } from '#read-models';
 import { executeSessionCommand } from './session-command.js';
 import type { SessionWriter, WriteResult } from './session-writer.js';
+
+/** Lists made at most before an erasure gives up on a session whose writers keep moving it (a 409 to retry). */
+const MAX_LISTINGS = 50;
 
 export interface EraseSessionRequest {
   readonly sessionId: string;
@@ -35,29 +38,45 @@ export async function eraseSession(
     readonly keyring: SessionKeyring | null;
     readonly snapshots: SnapshotStore;
     readonly plainContent: PlainContent;
+    /** Tells every replica the session is erased (their caches of it hold its content), once its key is gone. */
+    readonly announce?: (streamId: string, version: number) => Promise<void>;
   },
   request: EraseSessionRequest,
 ): Promise<EraseResult> {
   const streamId = toSessionStreamId(request.sessionId);
   const key = deps.keyring === null ? null : await deps.keyring.keyFor(streamId);
-  // Content no key protects (events written before sealing) is dropped after the decision that lists it.
-  const plain = await deps.plainContent.versions(streamId);
-  const dropped = versionRanges(plain);
-  const written = await executeSessionCommand(deps.writer, request.sessionId, {
-    type: 'EraseSession',
-    data: {
-      at: request.at,
-      reason: request.reason,
-      requestedBy: request.requestedBy,
-      dataKeyId: key?.id ?? null,
-      ...(dropped.length > 0 ? { droppedContent: dropped } : {}),
-    },
-  });
+  // Content no key protects (events written before sealing, or with sealing off) is dropped after the decision
+  // that lists it. The decision is appended at the version the list was made at: an append that lands in between
+  // (a worker still streaming) moves the stream, and the list is made again, so none is left out; the first
+  // decision recorded is final (a repeat drops only what it listed).
+  let plain: number[] = [];
+  let written: WriteResult | undefined;
+  for (let attempt = 1; written === undefined; attempt++) {
+    const listed = await deps.plainContent.listing(streamId);
+    plain = listed.versions.filter((version) => version <= listed.head);
+    const dropped = versionRanges(plain);
+    const command = {
+      type: 'EraseSession',
+      data: {
+        at: request.at,
+        reason: request.reason,
+        requestedBy: request.requestedBy,
+        dataKeyId: key?.id ?? null,
+        ...(dropped.length > 0 ? { droppedContent: dropped } : {}),
+      },
+    } as const;
+    try {
+      written = await executeSessionCommand(deps.writer, request.sessionId, command, listed.head === 0 ? {} : { expectedVersion: listed.head });
+    } catch (error) {
+      if (!(error instanceof ConcurrencyError) || attempt >= MAX_LISTINGS) throw error;
+    }
+  }
   const destroyed = deps.keyring === null ? null : await deps.keyring.destroy(streamId);
   // A retry after a crash (a duplicate decision) finds what its first attempt listed and did not drop yet: an
   // erased session takes no event, so nothing else can have been written plain since.
   const contentDropped = await deps.plainContent.drop(streamId, plain);
   const snapshotsPurged = await deps.snapshots.purge(streamId);
+  await deps.announce?.(streamId, written.version);
   return { ...written, dataKeyId: key?.id ?? destroyed, snapshotsPurged, contentDropped };
 }
 

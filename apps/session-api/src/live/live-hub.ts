@@ -35,6 +35,8 @@ const EMITTED_SESSIONS = 10_000;
 export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger(LiveHub.name);
   private readonly emitter = new EventEmitter();
+  /** Told of each erasure notice (`erasureNotice`), from this replica or another. */
+  private readonly erasedListeners = new Set<(sessionId: string) => void>();
   private readonly emitted = new LruCache<string, number>(EMITTED_SESSIONS);
   private readonly openStreams = new Set<() => void>();
   /** The LISTEN connection and how to give it back (at most once) to the pool. */
@@ -125,6 +127,12 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
     return () => this.emitter.off('*', listener);
   }
 
+  /** Called with the session id of every erasure notice heard; returns the unsubscribe function. */
+  onErased(listener: (sessionId: string) => void): () => void {
+    this.erasedListeners.add(listener);
+    return () => this.erasedListeners.delete(listener);
+  }
+
   listenerCount(sessionId: string): number {
     return this.emitter.listenerCount(sessionId);
   }
@@ -189,11 +197,21 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
     }
   }
 
-  /** A notification's payload, `<streamId> <version>`. */
+  /** A notification's payload, `<streamId> <version>`, or an erasure's notice (`<streamId> <version> erased`). */
   private notified(payload: string): void {
-    const [streamId, version] = payload.split(' ');
+    const [streamId, version, what] = payload.split(' ');
     const sessionId = fromSessionStreamId(streamId);
-    if (sessionId) this.changed(sessionId, Number(version));
+    if (!sessionId) return;
+    if (what === 'erased') {
+      for (const listener of this.erasedListeners) {
+        try {
+          listener(sessionId);
+        } catch (error) {
+          this.logger.warn(`erasure notice for ${sessionId} not handled: ${(error as Error).message}`);
+        }
+      }
+    }
+    this.changed(sessionId, Number(version));
   }
 
   private scheduleReconnect(): void {

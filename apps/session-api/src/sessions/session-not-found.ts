@@ -10,8 +10,11 @@ export const sessionNotFound = (sessionId: string) =>
 export const sessionErased = (sessionId: string, erased: ErasureRecord) =>
   new ProblemError(410, 'SESSION_ERASED', `Session ${sessionId} was erased at ${new Date(erased.at * 1000).toISOString()} (${erased.reason}); its content is gone.`);
 
-/** 410 for a session erased at its head, whatever version a read asks for (time travel included). */
+/**
+ * 410 for a session erased at its head, whatever version a read asks for (time travel included). The state at
+ * the stream's current version, not the one this process last held: another replica may have erased it since.
+ */
 export async function refuseErased(views: SessionViews, sessionId: string): Promise<void> {
-  const { state } = await views.loadLatest(sessionId);
+  const { state } = await views.load(sessionId);
   if (state.erased !== null) throw sessionErased(sessionId, state.erased);
 }

@@ -1,5 +1,6 @@
 import { Inject, Logger, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
+import { toSessionStreamId } from '#domain';
 import type { EventStore, SessionKeyring } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
 import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
@@ -106,11 +107,14 @@ const logger = new Logger('Sessions');
 })
 export class SessionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
   private unsubscribe: (() => void) | null = null;
+  private unsubscribeErased: (() => void) | null = null;
 
   constructor(
     private readonly projector: SessionIndexProjector,
     private readonly hub: LiveHub,
     private readonly metrics: Metrics,
+    private readonly views: SessionViews,
+    @Inject(KEYRING) private readonly keyring: SessionKeyring | null,
     @Inject(CONFIG) private readonly config: ChronicleConfig,
   ) {}
 
@@ -118,11 +122,17 @@ export class SessionsModule implements OnApplicationBootstrap, OnApplicationShut
     this.metrics.watchLiveStreams(() => this.hub.openStreamCount());
     this.projector.start(this.config.projectorIntervalMs);
     this.unsubscribe = this.hub.onAny(() => this.projector.poke());
+    // An erasure on any replica: this one's key and cached copies of the session go at once (README "Personal data").
+    this.unsubscribeErased = this.hub.onErased((sessionId) => {
+      this.keyring?.forget(toSessionStreamId(sessionId));
+      this.views.forgetErased(sessionId);
+    });
     this.projector.poke();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
+    this.unsubscribeErased?.();
     await this.projector.stop();
   }
 }

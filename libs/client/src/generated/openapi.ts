@@ -1194,6 +1194,7 @@ export interface components {
             requestedBy: string;
             dataKeyId: string | null;
             droppedContent?: (number)[][];
+            lastActivityAt?: number | null;
         };
         /**
          * @example {

@@ -86,6 +86,7 @@ export const sessionErasedDataSchema = z.object({
   requestedBy: z.string().min(1),
   dataKeyId: z.string().nullable(),
   droppedContent: z.array(z.tuple([z.number().int().positive(), z.number().int().positive()])).optional(),
+  lastActivityAt: epochSecondsSchema.nullable().optional(),
 }) satisfies z.ZodType<SessionEventData<'SessionErased'>>;
 
 /** Event type → the schema of its data; the OpenAPI document and the event store read the catalogue from here. */

@@ -94,6 +94,12 @@ export interface SessionErasedData {
    * link it cannot recompute only for an event listed here and stored in the dropped form (`DROPPED_CONTENT`).
    */
   readonly droppedContent?: readonly (readonly [number, number])[];
+  /**
+   * The session's last activity when it was erased (written since this field was added). The times inside its
+   * content (a row's `timestamp`) are content, gone with the key: a replay without them reaches this value at the
+   * erasure all the same, so the read models rebuilt by an audit equal the ones stored.
+   */
+  readonly lastActivityAt?: number | null;
 }
 
 export type SessionStarted = DomainEvent<'SessionStarted', SessionStartedData>;

@@ -75,7 +75,8 @@ export function decide(command: SessionCommand, state: SessionState): Decision {
     case 'EraseSession': {
       const data = validated(schemas.EraseSession, command.data);
       requireSession(state);
-      return appendEvents({ type: 'SessionErased', data });
+      // The last activity as folded with the content, which a replay after the erasure no longer has.
+      return appendEvents({ type: 'SessionErased', data: { ...data, lastActivityAt: state.lastActivityAt } });
     }
     default:
       return decideTurnCommand(command, state);

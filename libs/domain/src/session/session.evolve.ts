@@ -118,7 +118,9 @@ function applyEvent(transient: Transient, draft: Draft, event: SessionEvent): vo
       return onTranscriptTruncated(transient, draft, event.data);
     case 'SessionErased': {
       if (draft.erased !== null) return;
-      const { at, reason, requestedBy, dataKeyId, droppedContent } = event.data;
+      const { at, reason, requestedBy, dataKeyId, droppedContent, lastActivityAt } = event.data;
+      // A fold without the content (the key destroyed) reaches the last activity the content gave (the event says it).
+      touch(draft, lastActivityAt);
       touch(draft, at);
       // Everything the content made is dropped with it: the state keeps the session's identity, times and
       // lineage only. A fold of the events as sealed content reads them after the erasure (content empty) reaches

@@ -14,6 +14,16 @@ const CONTENT_TYPES = Object.entries(CONTENT_FIELDS).filter(([, fields]) => fiel
 export class PlainContent {
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * The stream's version, then the versions of its events whose content is stored plain (neither sealed nor
+   * dropped), in order: read in that order, the list holds every such event up to `head` (and maybe later ones),
+   * so a decision appended at `head` (an expected version) knows them all.
+   */
+  async listing(streamId: string): Promise<{ head: number; versions: number[] }> {
+    const head = await this.pool.query<{ version: number }>('SELECT version::int AS version FROM streams WHERE stream_id = $1', [streamId]);
+    return { head: head.rows[0]?.version ?? 0, versions: await this.versions(streamId) };
+  }
+
   /** Versions of the stream's events whose content is stored plain (neither sealed nor dropped), in order. */
   async versions(streamId: string): Promise<number[]> {
     const result = await this.pool.query<{ version: number }>(

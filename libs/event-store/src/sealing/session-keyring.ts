@@ -62,8 +62,13 @@ export class SessionKeyring {
 
   /** The stream's data key to read with: null when it has none (never sealed, or erased). */
   async keyFor(streamId: string): Promise<DataKey | null> {
-    const known = this.cached(streamId) ?? (await this.load([streamId])).get(streamId);
-    return known === undefined || known === 'destroyed' ? null : known;
+    const known = await this.keyState(streamId);
+    return known === 'destroyed' ? null : known;
+  }
+
+  /** The stream's data key, `destroyed` when it was erased, null when it never had one. */
+  async keyState(streamId: string): Promise<DataKey | 'destroyed' | null> {
+    return this.cached(streamId) ?? (await this.load([streamId])).get(streamId) ?? null;
   }
 
   /** Keys of many streams in one query (a page of the log, an audit batch); streams without a key are absent. */

@@ -5,6 +5,13 @@ import type { InlineProjection } from '#event-store';
 export const NOTIFY_CHANNEL = 'chronicle_session_appended';
 
 /**
+ * The notice an erasure sends on the same channel once the session's key is destroyed (`<streamId> <version>
+ * erased`): every replica drops what it holds of the session (its key, states, views, answers, a snapshot waiting
+ * to be written) without waiting for a read of it to fold the erasure.
+ */
+export const erasureNotice = (streamId: string, version: number): string => `${streamId} ${version} erased`;
+
+/**
  * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside the
  * append statement: PostgreSQL delivers the notifications at the commit, and never for a rolled-back one.
  * Only the appends the statement made are announced (`appended`). On Citus the routed append notifies on the
