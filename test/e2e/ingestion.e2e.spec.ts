@@ -258,6 +258,16 @@ describe('ingestion routes', () => {
     const intoStranger = await ingest('/v1/sessions/ing-cut-2/compress').send({ childSessionId: 'stranger', at: 14 });
     expect([intoStranger.status, intoStranger.body.code]).toEqual([409, 'SESSION_ALREADY_EXISTS']);
     expect((await read('/v1/sessions/ing-cut-2')).body.archived).toBe(false);
+
+    // A child its client started already, naming the parent (with a title of its own): the compress completes
+    // and leaves the child as it is, rather than archiving the parent and then refusing the child's start.
+    await start('ing-cut-3');
+    await ingest('/v1/sessions').send({ sessionId: 'ing-cut-3-child', title: 'Continued', parentSessionId: 'ing-cut-3' });
+    const intoOwnChild = await ingest('/v1/sessions/ing-cut-3/compress').send({ childSessionId: 'ing-cut-3-child', at: 15 });
+    expect(intoOwnChild.status).toBe(200);
+    expect(intoOwnChild.body).toMatchObject({ childSessionId: 'ing-cut-3-child', childVersion: 1, duplicate: false });
+    expect((await read('/v1/sessions/ing-cut-3')).body.archived).toBe(true);
+    expect((await read('/v1/sessions/ing-cut-3-child')).body).toMatchObject({ title: 'Continued', parentSessionId: 'ing-cut-3', version: 1 });
   });
 });
 

@@ -36,6 +36,9 @@ export async function compressSession(
     throw new DomainError('SESSION_ALREADY_EXISTS', `Session ${childSessionId} exists and is not a continuation of ${parentId}.`);
   }
   const parent = await executeSessionCommand(writer, parentId, { type: 'CompressSession', data: { childSessionId, at } }, options);
+  // A child that already continues this parent (started by its client with a title of its own, or by an earlier
+  // attempt) is not started again: a start with other attributes would be refused after the parent was archived.
+  if (child.exists) return { ...parent, childSessionId, childVersion: child.version };
   const started = await executeSessionCommand(
     writer,
     childSessionId,
