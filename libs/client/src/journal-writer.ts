@@ -12,7 +12,7 @@ export interface JournalWriterOptions {
   /** Messages sent and not yet answered, at most; 64 by default (the service reads up to 128 per connection). */
   readonly maxUnanswered?: number;
   readonly reconnect?: ReconnectOptions;
-  /** A ping this often; a connection that has not answered the previous one is dropped and opened again. 30 s by default. */
+  /** A ping this often; a connection that has not answered the previous one (with messages unanswered, the previous four) is dropped and opened again. 30 s by default. */
   readonly heartbeatMs?: number;
 }
 
@@ -32,6 +32,13 @@ const RETRYABLE_UPGRADE = new Set([408, 429, 500, 502, 503, 504]);
  * `messages` op (no natural key) and a message with `expectedVersion`. A key the upgrade refuses (401, 403) fails
  * every message with that problem.
  */
+/**
+ * Unanswered pings after which a connection with messages pending is given up (one without: after one). A
+ * service at its unanswered limit reads nothing until its commits answer, so a stalled database is not a dead
+ * connection: reconnecting would only send the same messages again.
+ */
+const STALLED_PINGS = 4;
+
 export class JournalWriter {
   private readonly window: MessageWindow;
   private socket: WebSocket | null = null;
@@ -141,21 +148,26 @@ export class JournalWriter {
     const url = `${baseUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/ingest`;
     const socket = new WebSocket(url, { headers: { Authorization: `Bearer ${apiKey}` } });
     this.socket = socket;
-    let alive = true;
+    // Pings sent since the last pong or reply. With messages unanswered the service may have stopped reading
+    // (at its limit, waiting on its commits): the pong waits behind them, so a few more go unanswered first.
+    let missed = 0;
     socket.on('open', () => {
       this.isOpen = true;
       this.opened += 1;
       this.attempt = 0;
       this.transmit(this.window.reconnected());
       this.heartbeat = setInterval(() => {
-        if (!alive) return socket.terminate();
-        alive = false;
+        if (missed >= (this.window.pending > 0 ? STALLED_PINGS : 1)) return socket.terminate();
+        missed += 1;
         socket.ping();
       }, this.options.heartbeatMs ?? 30_000);
       this.heartbeat.unref();
     });
-    socket.on('pong', () => (alive = true));
-    socket.on('message', (data) => this.receive(String(data)));
+    socket.on('pong', () => (missed = 0));
+    socket.on('message', (data) => {
+      missed = 0;
+      this.receive(String(data));
+    });
     socket.on('unexpected-response', (_request, response) => {
       let text = '';
       response.setEncoding('utf8');

@@ -14,7 +14,8 @@ export interface WindowMessage {
 /**
  * The connection dropped after the message was sent and before its reply: it may or may not be stored, and it
  * is not sent again because a repeat would not be a duplicate (a `messages` op has no natural key; a message with
- * `expectedVersion` would answer 409 once its first delivery was stored). Read the session to find out.
+ * `expectedVersion` would answer 409 once its first delivery was stored; a `state-rows` observation of a row that
+ * a later unanswered one observes too would be stored again after it). Read the session to find out.
  */
 export class DeliveryUnknown extends Error {
   override readonly name = 'DeliveryUnknown';
@@ -26,6 +27,10 @@ export class DeliveryUnknown extends Error {
 
 /** Whether a repeat of the message is answered as a duplicate of its first delivery, so it can be sent again blind. */
 const resendable = ({ op, body }: WindowMessage) => op !== 'messages' && (body as { expectedVersion?: unknown }).expectedVersion === undefined;
+
+/** The row ids a `state-rows` message observes (none for any other op). */
+const observedRows = ({ op, body }: WindowMessage): number[] =>
+  op === 'state-rows' ? ((body as { rows?: Array<{ rowId?: unknown }> }).rows ?? []).map((row) => row.rowId as number) : [];
 
 /** A reply of `/v1/ingest`: the message's id, the HTTP route's status and its answer or problem details. */
 export interface IngestReply {
@@ -68,8 +73,19 @@ export class MessageWindow {
    */
   disconnected(): number {
     this.connected = false;
+    // An observation of a row is a repeat only while it is that row's latest (the service's rule): of the
+    // unanswered observations of one row, only the last goes again; an earlier one, resent after a later one was
+    // stored, would be stored again.
+    const laterRows = new Set<string>();
+    const superseded = new Set<number>();
+    for (const [id, { message, sent }] of [...this.unanswered].reverse()) {
+      if (!sent) continue;
+      const rows = observedRows(message).map((rowId) => `${message.sessionId}\u0000${rowId}`);
+      if (rows.some((row) => laterRows.has(row))) superseded.add(id);
+      for (const row of rows) laterRows.add(row);
+    }
     for (const [id, { message, sent }] of this.unanswered) {
-      if (!sent || resendable(message)) continue;
+      if (!sent || (resendable(message) && !superseded.has(id))) continue;
       this.unanswered.delete(id);
       message.reject(new DeliveryUnknown(message.op, message.sessionId));
     }

@@ -84,6 +84,18 @@ describe('MessageWindow', () => {
       expect(idsOf(window.reconnected())).toEqual([1, 4]);
     });
 
+    it("sends again only the last unanswered observation of a row: an earlier one would be stored again after it", () => {
+      const window = connected(8);
+      const observe = (rowId: number, content: string) =>
+        enqueue(window, { op: 'state-rows', runId: undefined, body: { rows: [{ rowId, role: 'assistant', content }] } });
+      const [first, other, second] = [observe(1, 'A'), observe(2, 'C'), observe(1, 'B')];
+      expect(window.disconnected()).toBe(2);
+      expect(first.outcome.error).toBeInstanceOf(DeliveryUnknown);
+      expect(first.outcome.error).toMatchObject({ op: 'state-rows' });
+      expect([other, second].map((m) => m.outcome)).toEqual([{}, {}]);
+      expect(idsOf(window.reconnected())).toEqual([2, 3]);
+    });
+
     it('sends a message admitted while disconnected on the next connection, whatever its op', () => {
       const window = connected(8);
       window.disconnected();

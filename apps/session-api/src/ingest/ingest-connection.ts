@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { JournalEvent } from '#domain';
-import type { ProblemDetails } from '#platform';
+import { type ProblemDetails, ProblemError } from '#platform';
 import { type IngestMessage, type IngestReply, type MessageId, messageIdOf, parseFrameText, validateFrame } from './ingest-frames.js';
 
 /** Close codes of `/v1/ingest` (RFC 6455 §7.4.1); 1009 (too big) and 1007 (not UTF-8) come from `ws` itself. */
@@ -12,8 +12,18 @@ export const CLOSE = {
 } as const;
 
 export interface IngestConnectionOptions {
-  /** Messages read and not yet answered; at this many the connection stops reading until one is answered. */
+  /**
+   * Messages taken and not yet answered (their reply not yet written out to the socket); at this many the
+   * connection stops reading until a reply is.
+   */
   readonly maxUnanswered: number;
+  /**
+   * The key's rate limit, taken once per message as the HTTP routes take it once per request: seconds to wait
+   * (0: go on). A message over the limit is answered 429 `RATE_LIMITED` and not run.
+   */
+  readonly admit?: () => { readonly wait: number; readonly limit: number };
+  /** The HTTP routes' body limit: a message whose `body` is larger is answered 413, as the route answers. */
+  readonly bodyLimitBytes: number;
   /** Runs a validated message through the command bus: resolves with the HTTP route's answer after its commit. */
   readonly execute: (message: IngestMessage) => Promise<unknown>;
   /**
@@ -24,6 +34,13 @@ export interface IngestConnectionOptions {
   /** The problem details an error answers (as the HTTP filter would), for a message that failed. */
   readonly problemOf: (error: unknown) => ProblemDetails;
   readonly onReply?: (status: number) => void;
+}
+
+/** 413, as the HTTP route answers a body over the limit, for a message whose `body` (as JSON) is larger. */
+function checkBodySize(parsed: unknown, limit: number): void {
+  const body = typeof parsed === 'object' && parsed !== null ? (parsed as { body?: unknown }).body : undefined;
+  if (body === undefined || Buffer.byteLength(JSON.stringify(body)) <= limit) return;
+  throw new ProblemError(413, 'PAYLOAD_TOO_LARGE', `The message body is larger than the limit of ${limit} bytes (CHRONICLE_BODY_LIMIT_BYTES).`);
 }
 
 /** Journal events one write takes at most (the route's own limit per request). */
@@ -61,11 +78,16 @@ export function journalParts(queue: readonly IngestMessage[]): number {
  * and journal messages of one run that are waiting together share one write (a worker that does not wait for
  * each token's reply gets its tokens committed in batches, each still answered on its own); messages of
  * different sessions run concurrently, so the store's group commit gathers them with every other
- * connection's. At `maxUnanswered` messages in flight the socket is paused (TCP pushes back on the client:
- * no buffer grows); it resumes as replies go out.
+ * connection's. A message counts as unanswered from the moment it is taken until its reply has been written out
+ * to the socket (a client that stops reading its replies holds them in its own buffers, not the server's). At
+ * `maxUnanswered` the socket is paused (TCP pushes back on the client: no buffer grows); frames that were
+ * already read with the last chunk wait, unparsed, until a reply frees a place (at most one read's bytes); the
+ * socket resumes once they are all taken and a place is free.
  */
 export class IngestConnection {
   private unanswered = 0;
+  /** Frames read while every place was taken, in arrival order (the rest of the chunk read before the pause). */
+  private readonly held: Array<{ data: Buffer | ArrayBuffer | Buffer[]; isBinary: boolean }> = [];
   /** Each session's messages waiting for the one running before them. */
   private readonly queues = new Map<string, IngestMessage[]>();
   private readonly drained: Array<() => void> = [];
@@ -76,6 +98,11 @@ export class IngestConnection {
     private readonly options: IngestConnectionOptions,
   ) {
     socket.on('message', (data, isBinary) => this.receive(data, isBinary));
+    // A closed socket writes nothing more: what it held is dropped, and a shutdown waiting for it goes on.
+    socket.on('close', () => {
+      this.held.length = 0;
+      for (const resolve of this.drained.splice(0)) resolve();
+    });
   }
 
   get inFlight(): number {
@@ -83,7 +110,15 @@ export class IngestConnection {
   }
 
   private receive(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
-    if (this.closing) return;
+    if (this.unanswered >= this.options.maxUnanswered || this.held.length > 0) {
+      this.held.push({ data, isBinary });
+      return;
+    }
+    this.take(data, isBinary);
+  }
+
+  /** A frame taken: parsed, validated and queued behind its session's messages (or answered with its problem). */
+  private take(data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
     if (isBinary) {
       this.socket.close(CLOSE.unsupportedData, 'text frames of JSON only');
       return;
@@ -95,13 +130,20 @@ export class IngestConnection {
     try {
       const parsed = parseFrameText(text);
       id = messageIdOf(parsed);
+      // The frame may be a little larger than the limit (its envelope); its body may not (measured only then).
+      if (text.length > this.options.bodyLimitBytes) checkBodySize(parsed, this.options.bodyLimitBytes);
       message = validateFrame(parsed);
+      const admitted = this.options.admit?.();
+      if (admitted !== undefined && admitted.wait > 0) {
+        throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key (limit ${admitted.limit} per minute); retry in ${admitted.wait} s.`);
+      }
     } catch (error) {
-      this.reply({ id, status: 400, body: this.options.problemOf(error) }, false);
+      this.counted();
+      const body = this.options.problemOf(error);
+      this.reply({ id, status: body.status, body });
       return;
     }
-    this.unanswered += 1;
-    if (this.unanswered >= this.options.maxUnanswered) this.socket.pause();
+    this.counted();
     const queue = this.queues.get(message.sessionId);
     if (queue) {
       queue.push(message);
@@ -126,27 +168,51 @@ export class IngestConnection {
     try {
       answers = batch.length === 1 ? [await this.options.execute(batch[0]!)] : await this.options.executeJournal(batch);
     } catch (error) {
+      if (batch.length > 1) {
+        // The shared write stored nothing; one message's refusal is its own: each runs alone, in order, and gets
+        // the answer it would have had on its own (its neighbours are stored).
+        for (const message of batch) await this.run([message]);
+        return;
+      }
       const body = this.options.problemOf(error);
-      for (const message of batch) this.reply({ id: message.id, status: body.status, body }, true);
+      for (const message of batch) this.reply({ id: message.id, status: body.status, body });
       return;
     }
-    batch.forEach((message, index) => this.reply({ id: message.id, status: 200, body: answers[index] }, true));
+    batch.forEach((message, index) => this.reply({ id: message.id, status: 200, body: answers[index] }));
   }
 
-  private reply(reply: IngestReply, counted: boolean): void {
+  /** A message taken: one place less; at none left the socket stops reading. */
+  private counted(): void {
+    this.unanswered += 1;
+    if (this.unanswered >= this.options.maxUnanswered) this.socket.pause();
+  }
+
+  /** Sends a taken message's reply; its place frees once the reply is written out (or the socket is gone). */
+  private reply(reply: IngestReply): void {
     this.options.onReply?.(reply.status);
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(reply));
-    if (!counted) return;
-    this.unanswered -= 1;
-    if (this.unanswered < this.options.maxUnanswered && this.socket.isPaused && !this.closing) this.socket.resume();
-    if (this.unanswered === 0) for (const resolve of this.drained.splice(0)) resolve();
+    if (this.socket.readyState !== this.socket.OPEN) return this.answered();
+    this.socket.send(JSON.stringify(reply), () => this.answered());
   }
 
-  /** Stops reading, answers every message already read, then closes with 1001. */
+  private answered(): void {
+    this.unanswered -= 1;
+    if (this.socket.readyState !== this.socket.OPEN) {
+      if (this.unanswered === 0) for (const resolve of this.drained.splice(0)) resolve();
+      return;
+    }
+    while (this.held.length > 0 && this.unanswered < this.options.maxUnanswered) {
+      const frame = this.held.shift()!;
+      this.take(frame.data, frame.isBinary);
+    }
+    if (this.held.length === 0 && this.unanswered < this.options.maxUnanswered && this.socket.isPaused && !this.closing) this.socket.resume();
+    if (this.unanswered === 0 && this.held.length === 0) for (const resolve of this.drained.splice(0)) resolve();
+  }
+
+  /** Stops reading, answers every message already read (those held included), then closes with 1001. */
   async shutDown(): Promise<void> {
     this.closing = true;
     this.socket.pause();
-    if (this.unanswered > 0) await new Promise<void>((resolve) => this.drained.push(resolve));
+    if (this.socket.readyState === this.socket.OPEN && (this.unanswered > 0 || this.held.length > 0)) await new Promise<void>((resolve) => this.drained.push(resolve));
     if (this.socket.readyState === this.socket.OPEN) this.socket.close(CLOSE.goingAway, 'server shutting down');
   }
 }

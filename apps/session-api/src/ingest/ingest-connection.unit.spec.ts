@@ -17,8 +17,17 @@ class SocketDouble extends EventEmitter {
   resume() {
     this.isPaused = false;
   }
-  send(text: string) {
+  /** Replies written out at once, or (with `holdWrites`) only when `writeOut` is called: a client not reading. */
+  holdWrites = false;
+  private readonly unwritten: Array<() => void> = [];
+  send(text: string, written?: () => void) {
     this.sent.push(JSON.parse(text));
+    if (!written) return;
+    if (this.holdWrites) this.unwritten.push(written);
+    else queueMicrotask(written);
+  }
+  writeOut() {
+    for (const written of this.unwritten.splice(0)) written();
   }
   close(code: number) {
     this.closedWith = code;
@@ -60,7 +69,7 @@ describe('IngestConnection', () => {
   it('stops reading at the unanswered limit and reads again once a reply went out', async () => {
     const socket = new SocketDouble();
     const { held, execute, executeJournal } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 3, execute, executeJournal, problemOf });
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 3, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a'));
     socket.frame(token(2, 'b'));
     expect(socket.isPaused).toBe(false);
@@ -76,7 +85,7 @@ describe('IngestConnection', () => {
   it("runs one session's messages one after another, other sessions' beside them", async () => {
     const socket = new SocketDouble();
     const { held, execute, executeJournal } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, executeJournal, problemOf });
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 100, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a', 1));
     socket.frame(token(2, 'a', 2));
     socket.frame(token(3, 'b', 1));
@@ -100,7 +109,7 @@ describe('IngestConnection', () => {
   it("writes one run's journal messages that wait together in one write, answering each", async () => {
     const socket = new SocketDouble();
     const { held, merged, execute, executeJournal } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 100, execute, executeJournal, problemOf });
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 100, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a', 1));
     socket.frame(token(2, 'a', 2));
     socket.frame(token(3, 'a', 3));
@@ -130,10 +139,92 @@ describe('IngestConnection', () => {
     ]);
   });
 
-  it('answers a refused message at once, without counting it or running anything', async () => {
+  it('holds the frames read past the limit, unparsed, and takes them in order as places free', async () => {
     const socket = new SocketDouble();
     const { held, execute, executeJournal } = heldCommands();
-    new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 1, execute, executeJournal, problemOf });
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 2, execute, executeJournal, problemOf });
+    // One read's chunk holds five frames: `ws` emits them all before the pause takes effect.
+    for (const id of [1, 2, 3, 4, 5]) socket.frame(token(id, `s${id}`));
+    await flush();
+    expect(socket.isPaused).toBe(true);
+    expect(held.map((h) => h.message.id)).toEqual([1, 2]);
+    held[0]!.finish();
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1, 2, 3]);
+    expect(socket.isPaused).toBe(true);
+    for (const h of held.slice(1)) h.finish();
+    await flush();
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1, 2, 3, 4, 5]);
+    // Both places taken by 4 and 5, nothing held: still paused until one is answered.
+    expect(socket.isPaused).toBe(true);
+    held[3]!.finish();
+    await flush();
+    await flush();
+    expect(socket.isPaused).toBe(false);
+  });
+
+  it('keeps a place until its reply is written out: a client that does not read its replies is not read either', async () => {
+    const socket = new SocketDouble();
+    socket.holdWrites = true;
+    const { held, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 2, execute, executeJournal, problemOf });
+    socket.frame(token(1, 'a'));
+    socket.frame(token(2, 'b'));
+    await flush();
+    held[0]!.finish();
+    held[1]!.finish();
+    await flush();
+    expect(socket.sent.map((r) => r.id)).toEqual([1, 2]);
+    expect(socket.isPaused).toBe(true);
+    socket.frame(token(3, 'c'));
+    socket.frame({ id: 4, op: 'journal', sessionId: 'd', body: {} });
+    await flush();
+    // Neither taken: not run, not even refused, while two replies wait to be written out.
+    expect(held).toHaveLength(2);
+    expect(socket.sent).toHaveLength(2);
+    socket.writeOut();
+    await flush();
+    expect(held.map((h) => h.message.id)).toEqual([1, 2, 3]);
+    expect(socket.sent.map((r) => [r.id, r.status])).toEqual([
+      [1, 200],
+      [2, 200],
+      [4, 400],
+    ]);
+  });
+
+  it('runs each message of a refused shared write alone: one refusal is its own, its neighbours are stored', async () => {
+    const socket = new SocketDouble();
+    const alone: number[] = [];
+    const execute = async (message: IngestMessage) => {
+      alone.push(message.id as number);
+      if (message.id === 3) throw new ProblemError(400, 'VALIDATION_FAILED', 'text that cannot be stored');
+      return { version: message.id };
+    };
+    const executeJournal = async () => {
+      throw new ProblemError(400, 'VALIDATION_FAILED', 'text that cannot be stored');
+    };
+    let first: (() => void) | undefined;
+    const gated = (message: IngestMessage) => (message.id === 1 ? new Promise<unknown>((resolve) => (first = () => resolve({ version: 1 }))) : execute(message));
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 10, execute: gated, executeJournal, problemOf });
+    // 2, 3 and 4 wait together behind 1: one shared write, refused for 3's sake.
+    for (const id of [1, 2, 3, 4]) socket.frame(token(id, 'a'));
+    await flush();
+    first!();
+    for (let i = 0; i < 6; i += 1) await flush();
+    expect(alone).toEqual([2, 3, 4]);
+    expect(socket.sent.map((r) => [r.id, r.status])).toEqual([
+      [1, 200],
+      [2, 200],
+      [3, 400],
+      [4, 200],
+    ]);
+  });
+
+  it('answers a refused message with its problem at once, running nothing', async () => {
+    const socket = new SocketDouble();
+    const { held, execute, executeJournal } = heldCommands();
+    new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 1, execute, executeJournal, problemOf });
     socket.frame({ id: 9, op: 'journal', sessionId: 'a', body: {} });
     socket.emit('message', Buffer.from('nope'), false);
     await flush();
@@ -148,17 +239,21 @@ describe('IngestConnection', () => {
   it('on shutdown stops reading, answers what it read, then closes with 1001', async () => {
     const socket = new SocketDouble();
     const { held, execute, executeJournal } = heldCommands();
-    const connection = new IngestConnection(socket as unknown as WebSocket, { maxUnanswered: 10, execute, executeJournal, problemOf });
+    const connection = new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 10, execute, executeJournal, problemOf });
     socket.frame(token(1, 'a'));
     const closing = connection.shutDown();
     expect(socket.isPaused).toBe(true);
+    // A frame of the chunk already read when the socket paused: read, so answered too.
     socket.frame(token(2, 'b'));
     await flush();
     expect(socket.closedWith).toBeUndefined();
     held[0]!.finish();
+    await flush();
+    expect(socket.closedWith).toBeUndefined();
+    held[1]!.finish();
     await closing;
-    expect(socket.sent.map((r) => r.id)).toEqual([1]);
-    expect(held).toHaveLength(1);
+    expect(socket.sent.map((r) => r.id)).toEqual([1, 2]);
+    expect(socket.isPaused).toBe(true);
     expect(socket.closedWith).toBe(CLOSE.goingAway);
   });
 });

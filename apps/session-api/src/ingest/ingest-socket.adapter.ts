@@ -6,6 +6,9 @@ import { type ProblemDetails, ProblemError, problem } from '#platform';
 /** Bytes a message's envelope (`id`, `op`, the ids) may add to the largest body the HTTP route takes. */
 export const ENVELOPE_BYTES = 4096;
 
+/** The upgrade request once its key was checked: the key it carries, for the connection's per-message rate limit. */
+export type AuthorizedUpgrade = IncomingMessage & { chronicleKey?: { readonly key: string; readonly rateLimitPerMinute?: number } };
+
 type VerifyCallback = (result: boolean, code?: number, message?: string, headers?: Record<string, string>) => void;
 
 /**
@@ -16,7 +19,7 @@ type VerifyCallback = (result: boolean, code?: number, message?: string, headers
 export class IngestSocketAdapter extends WsAdapter {
   constructor(
     app: INestApplicationContext,
-    private readonly authorize: (request: IncomingMessage) => void,
+    private readonly authorize: (request: IncomingMessage) => { readonly key: string; readonly rateLimitPerMinute?: number },
     private readonly maxPayload: number,
   ) {
     super(app);
@@ -35,7 +38,7 @@ export class IngestSocketAdapter extends WsAdapter {
       maxPayload: this.maxPayload,
       verifyClient: (info: { req: IncomingMessage }, done: VerifyCallback) => {
         try {
-          this.authorize(info.req);
+          (info.req as AuthorizedUpgrade).chronicleKey = this.authorize(info.req);
           done(true);
         } catch (error) {
           const body: ProblemDetails =
