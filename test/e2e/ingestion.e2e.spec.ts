@@ -192,6 +192,29 @@ describe('ingestion routes', () => {
     expect((await read('/v1/sessions/ing-cc')).body.version).toBe(3);
   });
 
+  it('answers the retry of a write that was applied (its answer lost) as a duplicate, precondition or not', async () => {
+    await start('ing-retry');
+    const submission = { runId: 'r-1', text: 'hello', submittedAt: 20, expectedVersion: 1 };
+    expect((await ingest('/v1/sessions/ing-retry/submissions').send(submission)).body).toMatchObject({ version: 2, appended: 1 });
+    // The same submission again: the stream moved, by that very write.
+    expect((await ingest('/v1/sessions/ing-retry/submissions').send(submission)).body).toMatchObject({ version: 2, appended: 0, duplicate: true });
+    const rows = [{ role: 'user', content: 'note' }];
+    const keyed = () => ingest('/v1/sessions/ing-retry/messages').set('Idempotency-Key', 'retry-1').set('If-Match', '"2"').send({ rows });
+    expect((await keyed()).body).toMatchObject({ version: 3, appended: 1 });
+    const again = await keyed();
+    expect([again.status, again.body]).toEqual([200, { sessionId: 'ing-retry', version: 3, appended: 0, duplicate: true }]);
+    // A different write with the old precondition is still a conflict, and stores nothing.
+    const other = await ingest('/v1/sessions/ing-retry/submissions').send({ ...submission, runId: 'r-2' });
+    expect([other.status, other.body.code]).toEqual([409, 'STREAM_VERSION_CONFLICT']);
+    // After the session was compressed, the submission's repeat is still a duplicate, as a settle's is.
+    await ingest('/v1/sessions/ing-retry/runs/r-1/settle').send({ rows: [{ role: 'user', content: 'hello', timestamp: 20 }], settledAt: 21 });
+    expect((await ingest('/v1/sessions/ing-retry/compress').send({ childSessionId: 'ing-retry-child', at: 22 })).status).toBe(200);
+    const { expectedVersion: _ignored, ...unguarded } = submission;
+    expect((await ingest('/v1/sessions/ing-retry/submissions').send(unguarded)).body).toMatchObject({ appended: 0, duplicate: true });
+    const fresh = await ingest('/v1/sessions/ing-retry/submissions').send({ ...unguarded, runId: 'r-3' });
+    expect([fresh.status, fresh.body.code]).toEqual([409, 'SESSION_ARCHIVED']);
+  });
+
   it('refuses a malformed or contradicting precondition with a 400 naming it, on every write route', async () => {
     await start('ing-pre');
     const rows = [{ role: 'user', content: 'a' }];

@@ -67,16 +67,25 @@ export class SessionWriter {
         if (!loaded.exists && !options.creates) {
           throw new DomainError('SESSION_NOT_FOUND', `Session ${sessionId} was never started.`);
         }
-        if (options.expectedVersion !== undefined && options.expectedVersion !== loaded.version) {
-          throw new ConcurrencyError(streamId, options.expectedVersion, loaded.version);
-        }
+        // A repeat is answered as one before the client's precondition is checked: a retry of a write that was
+        // applied (its answer lost) finds the stream moved by that very write, and is a duplicate, not a conflict.
         if (keys.length > 0 && (await this.store.findIdempotencyKey(streamId, keys[0])) !== null) {
           const answer = settle(() => ({ sessionId, version: loaded.version, appended: 0, duplicate: true }));
           if (answer) return answer;
           fresh = true;
           continue;
         }
-        decision = decide(loaded);
+        const moved = options.expectedVersion !== undefined && options.expectedVersion !== loaded.version;
+        let decided: WriteDecision | undefined;
+        let refusal: unknown;
+        try {
+          decided = decide(loaded);
+        } catch (error) {
+          refusal = error;
+        }
+        if (moved && !decided?.duplicate) throw new ConcurrencyError(streamId, options.expectedVersion!, loaded.version);
+        if (decided === undefined) throw refusal;
+        decision = decided;
       } catch (error) {
         if (verified) throw error;
         fresh = true;

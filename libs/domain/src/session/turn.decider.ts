@@ -33,9 +33,11 @@ export function decideTurnCommand(command: TurnCommand, state: SessionState): De
   switch (command.type) {
     case 'SubmitMessage': {
       const data = validated(schemas.SubmitMessage, command.data);
-      requireOpenSession(state);
+      requireSession(state);
+      // A repeat is a duplicate whatever happened since (the session compressed, say), as a repeated settle is.
       const run = storedRunOf(state, data.runId);
       if (run?.submitted || run?.outcome != null) return DUPLICATE;
+      requireOpenSession(state);
       // One turn at a time, as the UI and the worker assume: a second prompt waits for the first to end.
       if (state.pending !== null) {
         throw new DomainError('TURN_IN_PROGRESS', `run ${state.pending.runId} is still pending`);
