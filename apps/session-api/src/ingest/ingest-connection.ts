@@ -34,6 +34,8 @@ export interface IngestConnectionOptions {
   /** The problem details an error answers (as the HTTP filter would), for a message that failed. */
   readonly problemOf: (error: unknown) => ProblemDetails;
   readonly onReply?: (status: number) => void;
+  /** How long a shutdown waits, once no command is running, for the client to read its replies (default 5 s). */
+  readonly shutdownGraceMs?: number;
 }
 
 /** 413, as the HTTP route answers a body over the limit, for a message whose `body` (as JSON) is larger. */
@@ -42,6 +44,9 @@ function checkBodySize(parsed: unknown, limit: number): void {
   if (body === undefined || Buffer.byteLength(JSON.stringify(body)) <= limit) return;
   throw new ProblemError(413, 'PAYLOAD_TOO_LARGE', `The message body is larger than the limit of ${limit} bytes (CHRONICLE_BODY_LIMIT_BYTES).`);
 }
+
+/** How long a shutdown waits, once no command is running, for a client to read the replies it was sent. */
+const SHUTDOWN_WRITE_GRACE_MS = 5000;
 
 /** Journal events one write takes at most (the route's own limit per request). */
 const MAX_MERGED_EVENTS = 1000;
@@ -90,7 +95,10 @@ export class IngestConnection {
   private readonly held: Array<{ data: Buffer | ArrayBuffer | Buffer[]; isBinary: boolean }> = [];
   /** Each session's messages waiting for the one running before them. */
   private readonly queues = new Map<string, IngestMessage[]>();
-  private readonly drained: Array<() => void> = [];
+  /** Messages taken whose reply is not sent yet (their command still running). */
+  private unsent = 0;
+  /** Told of each reply sent or written out (a shutdown waiting for them). */
+  private readonly progress: Array<() => void> = [];
   private closing = false;
 
   constructor(
@@ -101,7 +109,7 @@ export class IngestConnection {
     // A closed socket writes nothing more: what it held is dropped, and a shutdown waiting for it goes on.
     socket.on('close', () => {
       this.held.length = 0;
-      for (const resolve of this.drained.splice(0)) resolve();
+      this.notify();
     });
   }
 
@@ -184,11 +192,13 @@ export class IngestConnection {
   /** A message taken: one place less; at none left the socket stops reading. */
   private counted(): void {
     this.unanswered += 1;
+    this.unsent += 1;
     if (this.unanswered >= this.options.maxUnanswered) this.socket.pause();
   }
 
   /** Sends a taken message's reply; its place frees once the reply is written out (or the socket is gone). */
   private reply(reply: IngestReply): void {
+    this.unsent -= 1;
     this.options.onReply?.(reply.status);
     if (this.socket.readyState !== this.socket.OPEN) return this.answered();
     this.socket.send(JSON.stringify(reply), () => this.answered());
@@ -196,23 +206,36 @@ export class IngestConnection {
 
   private answered(): void {
     this.unanswered -= 1;
-    if (this.socket.readyState !== this.socket.OPEN) {
-      if (this.unanswered === 0) for (const resolve of this.drained.splice(0)) resolve();
-      return;
-    }
+    if (this.socket.readyState !== this.socket.OPEN) return this.notify();
     while (this.held.length > 0 && this.unanswered < this.options.maxUnanswered) {
       const frame = this.held.shift()!;
       this.take(frame.data, frame.isBinary);
     }
     if (this.held.length === 0 && this.unanswered < this.options.maxUnanswered && this.socket.isPaused && !this.closing) this.socket.resume();
-    if (this.unanswered === 0 && this.held.length === 0) for (const resolve of this.drained.splice(0)) resolve();
+    this.notify();
   }
 
-  /** Stops reading, answers every message already read (those held included), then closes with 1001. */
+  private notify(): void {
+    for (const resolve of this.progress.splice(0)) resolve();
+  }
+
+  /**
+   * Stops reading, answers every message already read (those held included), then closes with 1001. It waits
+   * for every command however long its commit takes; once none is running, a client that does not read its
+   * replies gets `shutdownGraceMs` to take them (and the held frames behind them) before it is closed.
+   */
   async shutDown(): Promise<void> {
     this.closing = true;
     this.socket.pause();
-    if (this.socket.readyState === this.socket.OPEN && (this.unanswered > 0 || this.held.length > 0)) await new Promise<void>((resolve) => this.drained.push(resolve));
+    let idleSince: number | null = null;
+    while (this.socket.readyState === this.socket.OPEN && (this.unanswered > 0 || this.held.length > 0)) {
+      if (this.unsent > 0) idleSince = null;
+      else if ((idleSince ??= Date.now()) + (this.options.shutdownGraceMs ?? SHUTDOWN_WRITE_GRACE_MS) <= Date.now()) break;
+      await new Promise<void>((resolve) => {
+        this.progress.push(resolve);
+        setTimeout(resolve, 50).unref();
+      });
+    }
     if (this.socket.readyState === this.socket.OPEN) this.socket.close(CLOSE.goingAway, 'server shutting down');
   }
 }

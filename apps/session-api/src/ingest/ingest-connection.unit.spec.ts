@@ -236,6 +236,22 @@ describe('IngestConnection', () => {
     ]);
   });
 
+  it('on shutdown closes a client that does not read its replies once the grace after the last command is over', async () => {
+    const socket = new SocketDouble();
+    socket.holdWrites = true;
+    const { held, execute, executeJournal } = heldCommands();
+    const connection = new IngestConnection(socket as unknown as WebSocket, { bodyLimitBytes: 65_536, maxUnanswered: 10, execute, executeJournal, problemOf, shutdownGraceMs: 60 });
+    socket.frame(token(1, 'a'));
+    const closing = connection.shutDown();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The command still runs: no grace yet, however long it takes.
+    expect(socket.closedWith).toBeUndefined();
+    held[0]!.finish();
+    await closing;
+    expect(socket.sent.map((r) => r.id)).toEqual([1]);
+    expect(socket.closedWith).toBe(CLOSE.goingAway);
+  });
+
   it('on shutdown stops reading, answers what it read, then closes with 1001', async () => {
     const socket = new SocketDouble();
     const { held, execute, executeJournal } = heldCommands();
