@@ -156,7 +156,7 @@ describe('GET …/live?patches=1', () => {
     await live.ready;
     await pollUntil('the patch from the held version', () => live.patches.length >= 1);
     live.close();
-    expect(live.patches[0]).toMatchObject({ since: held.body.version, from: 5, version: held.body.version + 1 });
+    expect(live.patches[0]).toMatchObject({ sessionId: 'live-resume', view: 'display', since: held.body.version, from: 5, version: held.body.version + 1 });
     expect(live.patches[0]!.messages).toEqual([expect.objectContaining({ content: 'later' })]);
   });
 });

@@ -96,7 +96,7 @@ export class LiveController {
       if (closed || delta.version <= sent) return;
       sent = delta.version;
       const { version: current, transcript, from, messages, view, state } = delta;
-      const patch = { version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
+      const patch = { sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
       write(`id: ${current}\nevent: patch\ndata: ${JSON.stringify(patch)}\n\n`);
     };
     const enqueue = (version: number) => {

@@ -12,6 +12,8 @@ export const transcriptChangedEvent = z
 
 export const transcriptPatchEvent = z
   .object({
+    sessionId: z.string().describe('The session, as in the `since` answer of `GET …/transcript`.'),
+    view: z.enum(['display', 'context']).describe('The view the patch is of (`?view=`), as in the `since` answer.'),
     version,
     hash: z.string().describe('The hash of the whole transcript at `version`, after the patch.'),
     since: version.describe('The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first).'),
@@ -24,6 +26,8 @@ export const transcriptPatchEvent = z
   .meta({
     id: 'TranscriptPatchEvent',
     example: {
+      sessionId: 'demo',
+      view: 'display',
       version: 14,
       hash: '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
       since: 12,

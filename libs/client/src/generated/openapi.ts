@@ -1444,6 +1444,8 @@ export interface components {
         };
         /**
          * @example {
+         *       "sessionId": "demo",
+         *       "view": "display",
          *       "version": 14,
          *       "hash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
          *       "since": 12,
@@ -1466,6 +1468,13 @@ export interface components {
          *     }
          */
         TranscriptPatchEvent: {
+            /** @description The session, as in the `since` answer of `GET …/transcript`. */
+            sessionId: string;
+            /**
+             * @description The view the patch is of (`?view=`), as in the `since` answer.
+             * @enum {string}
+             */
+            view: "display" | "context";
             version: number;
             /** @description The hash of the whole transcript at `version`, after the patch. */
             hash: string;
@@ -2355,7 +2364,7 @@ export interface operations {
                      *
                      *     id: 14
                      *     event: patch
-                     *     data: {"version":14,"hash":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae","since":12,"from":2,"messages":[{"role":"user","content":"And how do I fix it?","timestamp":1767225700}],"toolCards":[],"markers":[],"streaming":{"runId":"run-2","text":"Run npm","reasoning":"","toolCards":[]}}
+                     *     data: {"sessionId":"demo","view":"display","version":14,"hash":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae","since":12,"from":2,"messages":[{"role":"user","content":"And how do I fix it?","timestamp":1767225700}],"toolCards":[],"markers":[],"streaming":{"runId":"run-2","text":"Run npm","reasoning":"","toolCards":[]}}
                      */
                     "text/event-stream": string;
                 };
