@@ -3,7 +3,7 @@ import { applyPatch, type HeldTranscript, textOf } from './transcript-patch';
 
 const row = (content: string): MessageRow => ({ role: 'assistant', content });
 const held: HeldTranscript = { version: 4, view: 'display', hash: 'h4', messages: [row('a'), row('b'), row('c')], toolCards: [], markers: [], streaming: null };
-const patch = (over: Partial<TranscriptPatch>): TranscriptPatch => ({ version: 5, hash: 'h5', since: 4, from: 3, messages: [], toolCards: [], markers: [], streaming: null, ...over });
+const patch = (over: Partial<TranscriptPatch>): TranscriptPatch => ({ sessionId: 's', view: 'display', version: 5, hash: 'h5', since: 4, from: 3, messages: [], toolCards: [], markers: [], streaming: null, ...over });
 
 describe('applying a transcript patch', () => {
   it('keeps the first `from` rows and appends the messages', () => {
