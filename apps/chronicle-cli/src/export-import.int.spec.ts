@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,8 @@ import { createSessionEventStore } from '#read-models';
 import { toSessionStreamId } from '#domain';
 import { chainHash, queryAcrossSessions } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
-import { appendGolden, goldenNames, runIn } from './cli-test.fixture.js';
+import { appendGolden, goldenNames, runIn, runWith } from './cli-test.fixture.js';
+import { TEST_MASTER_KEY } from '../../../test/support/master-key.js';
 
 let source: TestDatabase;
 let target: TestDatabase;
@@ -144,6 +146,25 @@ describe('chronicle export / import', () => {
     } finally {
       await store.close();
       await Promise.all([from.drop(), to.drop()]);
+    }
+  });
+
+  it("refuses, before writing anything, a file whose later stream carries a data key a plain store cannot take", async () => {
+    const events = lines((await runIn(source.url, ['export'])).stdout);
+    const streams = [...new Set(events.map((event) => event.streamId as string))];
+    const firstOfLast = events.find((event) => event.streamId === streams.at(-1) && event.version === 1);
+    firstOfLast.dataKey = randomBytes(32).toString('base64');
+    const keyed = join(dir, 'keyed.ndjson');
+    writeFileSync(keyed, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
+    const fresh = await createTestDatabase();
+    try {
+      const refused = await runWith({ DATABASE_URL: fresh.url, CHRONICLE_MASTER_KEY: TEST_MASTER_KEY, CHRONICLE_ENCRYPTION: 'off' }, ['import', keyed]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('nothing was imported');
+      expect(refused.stderr).toContain('CHRONICLE_ENCRYPTION=off');
+      expect(await rows(fresh.url, 'SELECT count(*)::int AS n FROM events')).toEqual([{ n: 0 }]);
+    } finally {
+      await fresh.drop();
     }
   });
 

@@ -33,8 +33,11 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   const verifying = createProgress({ ...base, label: 'verify' });
   let bytes = 0;
   let verification;
+  /** Each stream's data key as the file carries it (on the stream's first line). */
+  const fileKeys = new Map<string, string>();
   try {
     verification = await verifyChains(db.store, readEvents(path), (event) => {
+      if (event.dataKey !== undefined && !fileKeys.has(event.streamId)) fileKeys.set(event.streamId, event.dataKey);
       bytes += event.bytes;
       verifying.tick(1, Math.max(verifying.count + 1, Math.round((size * (verifying.count + 1)) / Math.max(bytes, 1))));
     });
@@ -43,6 +46,9 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     throw error;
   }
   verifying.done(`in ${verification.plans.size} stream(s)`);
+  // The keys too, before anything is written: a store that keeps content plain, a session this store erased, or
+  // one whose key here is another refuses the whole file, not the streams after the ones already written.
+  if (verification.problems.length === 0) verification.problems.push(...(await keyProblems(db, fileKeys)));
   if (verification.problems.length > 0) {
     const list = verification.problems.map((problem) => `  ${problem}`).join('\n');
     throw new CliError(EXIT.mismatch, `chronicle: refusing ${options.file}: nothing was imported.\n${list}`);
@@ -83,6 +89,22 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   const skipped = verification.events - importing.count;
   await writeLine(io.stdout, `imported ${importing.count} event(s) of ${verification.plans.size} stream(s); ${skipped} already stored`);
   return EXIT.ok;
+}
+
+/** Why the file's data keys cannot be taken by this store, per stream (none: they can). */
+async function keyProblems(db: CliDatabase, fileKeys: ReadonlyMap<string, string>): Promise<string[]> {
+  if (fileKeys.size === 0) return [];
+  if (db.keyring === null) {
+    const first = fileKeys.keys().next().value as string;
+    return [`the file holds sealed content and its keys (${fileKeys.size} stream(s), ${first} first), and this store keeps content plain (CHRONICLE_ENCRYPTION=off): turn encryption on to import it`];
+  }
+  const problems: string[] = [];
+  for (const [streamId, dataKey] of fileKeys) {
+    const known = await db.keyring.keyState(streamId);
+    if (known === 'destroyed') problems.push(`${streamId} was erased in this store: its content is not imported again`);
+    else if (known !== null && !known.key.equals(Buffer.from(dataKey, 'base64'))) problems.push(`${streamId} already has a data key other than the file's`);
+  }
+  return problems;
 }
 
 /** A session's data key from the file, kept in the key store (refused when this store holds another, or erased it). */
