@@ -156,3 +156,40 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
     }
   });
 });
+
+describe('chronicle import-hermes run again on sessions hermes saved since', () => {
+  const sessions = mkdtempSync(join(tmpdir(), 'hermes-resaved-'));
+  let own: TestDatabase;
+  beforeAll(async () => {
+    own = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await own.drop();
+  });
+  const run = async () => JSON.parse((await runIn(own.url, ['import-hermes', '--sessions', sessions, '--json'])).stdout) as { sessions: Record<string, number>; events: { total: number } };
+  const types = async () => {
+    const client = new pg.Client({ connectionString: own.url });
+    await client.connect();
+    try {
+      return (await client.query(`SELECT stream_id, type FROM events ORDER BY stream_id, version`)).rows.map((row) => `${row.stream_id} ${row.type}`);
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('appends nothing more for a cleared session (the 0.0 watermark, no rows), however often it runs', async () => {
+    writeFileSync(join(sessions, 'hx-cleared.json'), JSON.stringify({ session_id: 'hx-cleared', title: 'Cleared', created_at: T, updated_at: T + 100, messages: [], truncation_watermark: 0.0 }));
+    expect((await run()).events.total).toBe(2);
+    for (const _ of [1, 2]) expect(await run()).toMatchObject({ sessions: { imported: 0, unchanged: 1, refused: 0 }, events: { total: 0 } });
+    expect(await types()).toEqual(['session-hx-cleared SessionStarted', 'session-hx-cleared TranscriptTruncated']);
+  });
+
+  it('keeps a pending prompt saved without a start one turn when hermes saves the session again (updated_at moves)', async () => {
+    const sidecar = { session_id: 'hx-waiting', title: 'Waiting', created_at: T, updated_at: T + 100, messages: [], pending_user_message: 'still there?' };
+    writeFileSync(join(sessions, 'hx-waiting.json'), JSON.stringify(sidecar));
+    await run();
+    writeFileSync(join(sessions, 'hx-waiting.json'), JSON.stringify({ ...sidecar, updated_at: T + 500 }));
+    expect(await run()).toMatchObject({ sessions: { imported: 0, refused: 0 }, events: { total: 0 } });
+    expect((await types()).filter((row) => row.startsWith('session-hx-waiting'))).toEqual(['session-hx-waiting SessionStarted', 'session-hx-waiting UserMessageSubmitted']);
+  });
+});

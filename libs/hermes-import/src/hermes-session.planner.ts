@@ -34,8 +34,10 @@ function rowSteps(sidecar: SidecarPlan, stored: ReadonlySet<string>): { steps: I
     return { steps: record(choice.from, rows.length), skipped };
   }
   // The rows up to the boundary, the cut (W = B), then the rows committed after it (each user row advances W).
-  const cut: ImportStep = { key: truncationKey, command: { type: 'TruncateTranscript', data: truncation } };
-  return { steps: [...record(0, truncation.keepCount), cut, ...record(truncation.keepCount, rows.length)], skipped: [] };
+  // A cut stored already (a cleared session: no rows before or after it) is not made again: a truncation always
+  // appends, so only its key says it is there.
+  const cut: ImportStep[] = stored.has(truncationKey) ? [] : [{ key: truncationKey, command: { type: 'TruncateTranscript', data: truncation } }];
+  return { steps: [...record(0, truncation.keepCount), ...cut, ...record(truncation.keepCount, rows.length)], skipped: [] };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fieldErrorsOf, ID_PATTERN, type MessageRow, messageRowSchema, type UserMessageSubmittedData } from '#domain';
 import { mapSidecarRow } from './hermes-row.mapper.js';
 import type { Skipped } from './hermes-import.report.js';
@@ -45,12 +46,18 @@ function truncationOf(raw: Raw, rows: readonly MessageRow[]): SidecarPlan['trunc
   return { keepCount: after < 0 ? rows.length : after, reason: 'edit', at: boundary };
 }
 
-/** The pending turn fields (§1.1 runtime/pending); a prompt without a stream id gets a run id made from its start. */
+/**
+ * The pending turn fields (§1.1 runtime/pending); a prompt without a stream id gets a run id made from its start,
+ * or, with no start saved either, from its text: the time it then falls back to (`updated_at`) moves whenever
+ * hermes saves the session, and a re-run would take the same prompt for another turn.
+ */
 function pendingOf(raw: Raw, sessionId: string, fallbackAt: number): UserMessageSubmittedData | null {
   const text = raw['pending_user_message'];
   if (typeof text !== 'string' || text === '') return null;
-  const submittedAt = epoch(raw['pending_started_at']) ?? fallbackAt;
-  const runId = str(raw['active_stream_id']) ?? `hermes-pending-${sessionId}-${Math.trunc(submittedAt)}`.slice(0, 128);
+  const startedAt = epoch(raw['pending_started_at']);
+  const submittedAt = startedAt ?? fallbackAt;
+  const start = startedAt === null ? `t${createHash('sha256').update(text).digest('hex').slice(0, 16)}` : String(Math.trunc(startedAt));
+  const runId = str(raw['active_stream_id']) ?? `hermes-pending-${sessionId}-${start}`.slice(0, 128);
   const attachments = Array.isArray(raw['pending_attachments']) ? [...raw['pending_attachments']] : [];
   const source = str(raw['pending_user_source']);
   return { runId, text, attachments, source: source === 'webui' ? null : source, submittedAt };
