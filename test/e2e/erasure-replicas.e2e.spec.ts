@@ -101,6 +101,7 @@ describe('with CHRONICLE_ENCRYPTION=off, an erasure while writers still stream i
     for (let round = 0; round < 4; round++) {
       const id = `racing-${round}`;
       await api.startSession(id, { createdAt: T });
+      await api.recordMessages(id, [{ role: 'user', content: `${SECRET}-row`, timestamp: T }]);
       await api.submit(id, { runId: 'run-1', text: 'go', submittedAt: T + 1 });
       let seq = 1;
       let erased = false;
@@ -126,6 +127,10 @@ describe('with CHRONICLE_ENCRYPTION=off, an erasure while writers still stream i
       await pollUntil('the index folded the erasure', async () => (await t.query<{ status: string }>(`SELECT status FROM session_index WHERE session_id = $1`, [id]))[0]?.status, (status) => status === 'erased');
       const audit = await expectStatus(request(t.server).post(`/v1/sessions/${id}/audit`).set(bearer(KEYS.admin)), 200);
       expect(audit.body).toMatchObject({ match: true, erased: true, chain: { ok: true } });
+      // Read back from its events (every replica dropped its cached state on the erasure's notice): 410, no content.
+      const read = await request(t.server).get(`/v1/sessions/${id}/transcript?at=3`).set(bearer(KEYS.read));
+      expect([read.status, read.body.code, JSON.stringify(read.body).includes(SECRET)]).toEqual([410, 'SESSION_ERASED', false]);
+      expect((await request(t.server).get(`/v1/sessions/${id}`).set(bearer(KEYS.read))).status).toBe(410);
     }
   });
 });

@@ -154,9 +154,14 @@ it('answers a message whose body is over the HTTP body limit 413, as the route d
   // Under the frame limit (body limit + the envelope's allowance), over the body limit.
   socket.send({ id: 'big', op: 'journal', sessionId: 'bp-limit', runId: 'run-1', body });
   socket.send(tokenMessage('next', 'bp-limit', 'run-1', 2));
-  const [big, next] = await socket.waitForReplies(2);
+  // Over the limit in bytes, not in characters: 33,000 two-byte characters.
+  socket.send({ id: 'wide', op: 'journal', sessionId: 'bp-limit', runId: 'run-1', body: { events: [{ seq: 3, event: 'token', payload: { text: 'é'.repeat(33_000) }, createdAt: T0 + 3 }] } });
+  // A refusal is answered at once, a commit after it: by id, not by arrival.
+  const replies = await socket.waitForReplies(3);
+  const [big, next, wide] = ['big', 'next', 'wide'].map((id) => replies.find((reply) => reply.id === id));
   expect(big).toMatchObject({ id: 'big', status: 413, body: { code: 'PAYLOAD_TOO_LARGE', status: 413 } });
   expect(next).toMatchObject({ id: 'next', status: 200 });
+  expect(wide).toMatchObject({ id: 'wide', status: 413 });
   expect(await journalSeqs('bp-limit')).toEqual([2]);
 });
 

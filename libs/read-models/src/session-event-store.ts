@@ -9,7 +9,10 @@ export interface SessionEventStoreOptions extends Omit<PostgresEventStoreOptions
    * where nothing can listen (a benchmark of the bare write path).
    */
   readonly live?: boolean;
-  /** Seals each session's content with its data key (`sealEventStore`); absent or null: content stored plain. */
+  /**
+   * Seals each session's content with its data key (`sealEventStore`); absent or null: content stored plain (and
+   * still read through it: dropped content and older schemas).
+   */
   readonly keyring?: SessionKeyring | null;
 }
 
@@ -27,5 +30,5 @@ export async function createSessionEventStore(pool: pg.Pool, options: SessionEve
     engine: rest.engine ?? (await engineOf(pool)),
     inline: live ? [sessionSummaryProjection, liveNotifyProjection] : [sessionSummaryProjection],
   });
-  return keyring === null ? store : sealEventStore(store, keyring);
+  return sealEventStore(store, keyring);
 }

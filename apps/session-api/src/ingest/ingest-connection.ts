@@ -136,15 +136,17 @@ export class IngestConnection {
     let id: MessageId | null = null;
     let message: IngestMessage;
     try {
+      // Counted as the HTTP routes count a request: before its body is looked at, refused or not.
+      const admitted = this.options.admit?.();
       const parsed = parseFrameText(text);
       id = messageIdOf(parsed);
-      // The frame may be a little larger than the limit (its envelope); its body may not (measured only then).
-      if (text.length > this.options.bodyLimitBytes) checkBodySize(parsed, this.options.bodyLimitBytes);
-      message = validateFrame(parsed);
-      const admitted = this.options.admit?.();
       if (admitted !== undefined && admitted.wait > 0) {
         throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key (limit ${admitted.limit} per minute); retry in ${admitted.wait} s.`);
       }
+      // The frame may be a little larger than the limit (its envelope); its body may not (measured only then).
+      const frameBytes = Buffer.isBuffer(data) ? data.length : Buffer.byteLength(text);
+      if (frameBytes > this.options.bodyLimitBytes) checkBodySize(parsed, this.options.bodyLimitBytes);
+      message = validateFrame(parsed);
     } catch (error) {
       this.counted();
       const body = this.options.problemOf(error);

@@ -8,7 +8,9 @@ import { exchange, newViews, newWriter, snapshotStored, writeSession } from '../
 import { readCheckpoint } from '../projection-checkpoints.js';
 import { SessionIndexProjector } from '../session-index/session-index.projector.js';
 import { listSessions } from '../session-index/session-list.query.js';
-import type { SessionViews } from '../session-views.js';
+import { SessionViews } from '../session-views.js';
+import { SnapshotStore } from '../snapshot-store.js';
+import { testKeyring } from '../../../../test/support/master-key.js';
 import { ProjectionNotFoundError, RebuildInProgressError, rebuildProjection } from './projection-rebuild.js';
 
 let database: TestDatabase;
@@ -151,5 +153,32 @@ describe('rebuilding session_snapshots', () => {
     expect(result.rows).toBe(before.length);
     expect(await versions()).toEqual(before);
     expect((await auditAll(deps())).mismatches).toEqual([]);
+  });
+});
+
+describe('rebuilding session_snapshots of sessions sealed at rest', () => {
+  it('seals each rebuilt snapshot with its session’s data key, as a live one is: no content in the clear', async () => {
+    const keyring = await testKeyring(database.url);
+    try {
+      const sealedStore = await createSessionEventStore(pool, { keyring });
+      const sealedViews = new SessionViews(sealedStore, new SnapshotStore(pool, keyring), { snapshotEvery: 2 });
+      await writeSession(newWriter(sealedStore, sealedViews), 'rb-sealed', 3);
+      await snapshotStored(pool, 'rb-sealed', 2);
+      const stored = async () =>
+        (await pool.query<{ state: string }>(`SELECT state::text AS state FROM session_snapshots WHERE stream_id = $1`, [toSessionStreamId('rb-sealed')])).rows.map((row) => row.state);
+      const before = await stored();
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.every((state) => state.startsWith('{"sealed":') && !state.includes('Session rb-sealed'))).toBe(true);
+      await rebuildProjection({ pool, store: sealedStore, keys: keyring }, 'session_snapshots', { pageSize: 5 });
+      const after = await stored();
+      expect(after).toHaveLength(before.length);
+      expect(after.every((state) => state.startsWith('{"sealed":') && !state.includes('Session rb-sealed'))).toBe(true);
+      // And they open to the states a fold of the events gives (the cold read folds from them).
+      const cold = new SessionViews(sealedStore, new SnapshotStore(pool, keyring), { snapshotEvery: 2 });
+      expect((await cold.load('rb-sealed')).state.title).toBe('Session rb-sealed');
+      expect((await auditAll({ pool, keyring })).mismatches.filter((m) => m.sessionId === 'rb-sealed')).toEqual([]);
+    } finally {
+      await keyring.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { evolveAll, initialSessionState, type SessionState, storedFormOf } from '#domain';
-import { allowFanOut, engineOf, type EventStore, queryAcrossSessions } from '#event-store';
+import { allowFanOut, type DataKey, engineOf, type EventStore, queryAcrossSessions, sealSnapshotText } from '#event-store';
+import type { DataKeySource } from '../session-index/session-index.projector.js';
 import { toDomainEvent } from '../session-views.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../snapshot-store.js';
 import type { RebuildTracker } from './rebuild-progress.js';
@@ -16,11 +17,14 @@ export interface SnapshotRebuildContext {
   readonly tracker: RebuildTracker;
   readonly pageSize: number;
   readonly beforeSwap?: () => Promise<void>;
+  /** The sessions' data keys: a rebuilt snapshot is sealed with its session's, as `SnapshotStore.save` seals it. */
+  readonly keys?: DataKeySource | null;
 }
 
 /**
  * Blue/green rebuild of `session_snapshots`: every stored (stream, version) is folded again from the events,
- * whatever schema version it was written with, into `session_snapshots_next`, then the tables swap in one
+ * whatever schema version it was written with, into `session_snapshots_next` (sealed with the session's data key,
+ * as a live snapshot is: a snapshot holds the transcript), then the tables swap in one
  * short transaction. Snapshots are only a shortcut for reads, so one taken by a live replica during the
  * rebuild is simply left behind (the next one comes `snapshotEvery` events later).
  */
@@ -35,8 +39,11 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
         WHERE stream_id > $1 GROUP BY stream_id ORDER BY stream_id LIMIT $2`,
       values: [after, context.pageSize],
     });
+    // One key store query a page; a session without a key (written before sealing, or with sealing off) stays plain.
+    const keys = context.keys ? await context.keys.keysFor(page.rows.map((row) => String(row.stream_id))) : new Map<string, DataKey>();
     for (const row of page.rows) {
       const streamId = String(row.stream_id);
+      const key = keys.get(streamId)?.key ?? null;
       const versions = (row.versions as string[]).map(Number);
       const events = await store.readStream(streamId, { to: versions.at(-1) });
       let state: SessionState = initialSessionState();
@@ -46,7 +53,7 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
         done = version;
         await client.query(
           `INSERT INTO ${NEXT} (stream_id, version, schema_version, state) VALUES ($1, $2, $3, $4::json)`,
-          [streamId, version, SNAPSHOT_SCHEMA_VERSION, JSON.stringify(storedFormOf(state))],
+          [streamId, version, SNAPSHOT_SCHEMA_VERSION, sealSnapshotText(key, streamId, JSON.stringify(storedFormOf(state)))],
         );
         tracker.rows += 1;
       }
