@@ -178,13 +178,14 @@ export class IngestConnection {
     try {
       answers = batch.length === 1 ? [await this.options.execute(batch[0]!)] : await this.options.executeJournal(batch);
     } catch (error) {
-      if (batch.length > 1) {
+      const body = this.options.problemOf(error);
+      if (batch.length > 1 && body.status < 500) {
         // The shared write stored nothing; one message's refusal is its own: each runs alone, in order, and gets
-        // the answer it would have had on its own (its neighbours are stored).
+        // the answer it would have had on its own (its neighbours are stored). A failure of the service or its
+        // database (5xx) is every message's: they are answered with it at once, not tried one by one.
         for (const message of batch) await this.run([message]);
         return;
       }
-      const body = this.options.problemOf(error);
       for (const message of batch) this.reply({ id: message.id, status: body.status, body });
       return;
     }
