@@ -141,6 +141,17 @@ describe('POST /v1/recovery/sweep', () => {
     expect((await sweep({ now: submittedAt + 600 })).body).toMatchObject({ interrupted: 1 });
   });
 
+  it("does not take a stream opened before its host rebooted for a live run: the reboot closed it (reference §1.6)", async () => {
+    const submittedAt = await pendingTurn('sweep-boot', 'sweep-run-boot');
+    await request(t.server).put('/v1/runs/sweep-run-boot/lease').set(ingest).send({ sessionId: 'sweep-boot', hostId: 'host-rebooted', ttlSeconds: 30 });
+    await request(t.server).put('/v1/runs/sweep-run-boot/stream').set(ingest).send({ sessionId: 'sweep-boot' });
+    const boot = await request(t.server).post('/v1/hosts/host-rebooted/started').set(ingest).send({ startedAt: clock() + 1 });
+    expect(boot.body).toMatchObject({ releasedLeases: 1 });
+    expect((await sweep({ now: submittedAt + 600 })).body).toMatchObject({ interrupted: 1 });
+    const [, , decided] = await eventTypes('sweep-boot');
+    expect(decided).toBe('TurnInterrupted');
+  });
+
   it('answers a now earlier than the clock with a 400 and decides nothing', async () => {
     const submittedAt = await pendingTurn('sweep-3', 'sweep-run-3', clock() - 120);
     const res = await sweep({ now: submittedAt });

@@ -83,8 +83,10 @@ export class LivenessRegistry {
   }
 
   /**
-   * An agent host booted: the runs it held before are gone, so its registered leases are released.
-   * A repeat (or a late retry of an older boot) changes nothing. Returns how many leases it released.
+   * An agent host booted: the runs it held before are gone, so its registered leases are released and the live
+   * streams of those runs opened before the boot are closed (a restart empties the streams, reference §1.6: an
+   * open stream row would keep the run alive for ever). A repeat (or a late retry of an older boot) changes
+   * nothing. Returns how many leases it released.
    */
   async hostStarted(hostId: string, startedAt: number): Promise<{ hostId: string; startedAt: number; releasedLeases: number }> {
     const client = await this.pool.connect();
@@ -106,6 +108,12 @@ export class LivenessRegistry {
           [hostId, startedAt],
         );
         releasedLeases = released.rowCount ?? 0;
+        // live_streams sits on run_leases' shards (colocated by run id): one statement per node on Citus.
+        await client.query(
+          `DELETE FROM live_streams s USING run_leases l
+            WHERE l.run_id = s.run_id AND l.host_id = $1 AND l.released_at = $2 AND s.opened_at < $2`,
+          [hostId, startedAt],
+        );
       }
       const current = await client.query(`SELECT started_at FROM host_boots WHERE host_id = $1`, [hostId]);
       await client.query('COMMIT');
