@@ -23,4 +23,4 @@ export { RouteTable, type RouteEntry } from './http/route-table.js';
 export { escapeMalformedSegments, registerPathEncodingCheck } from './http/path-encoding.js';
 export { registerCors, parseCorsOrigins, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from './http/cors.js';
 export { registerAuthentication, type RouteAccessLookup } from './auth/authentication.hook.js';
-export { authorizeRequest } from './auth/authorize-request.js';
+export { authorizeRequest, rateLimited } from './auth/authorize-request.js';

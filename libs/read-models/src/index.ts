@@ -8,7 +8,7 @@ export { summaryRowOf } from './session-summary/summary-row.builder.js';
 export { type SessionAppendContext, sessionSummaryProjection } from './session-summary/session-summary.projection.js';
 export { sealPlainSummaries, SUMMARIES_SEALED, type SummarySealingResult } from './session-summary/summary-sealing.js';
 export { readCheckpoint, writeCheckpoint } from './projection-checkpoints.js';
-export { erasureNotice, liveNotifyProjection, NOTIFY_CHANNEL } from './live/live-notify.projection.js';
+export { erasureNotice, liveNotifyProjection, NOTIFY_CHANNEL, parseNotification } from './live/live-notify.projection.js';
 export { createSessionEventStore, type SessionEventStoreOptions } from './session-event-store.js';
 export { verifyChain, type ChainLink, type ChainVerdict, type StreamHeadLink } from './audit/chain-verification.js';
 export { deepDiff, DEFAULT_DIFFERENCE_LIMIT, type Difference } from './audit/deep-diff.js';

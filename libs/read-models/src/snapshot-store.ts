@@ -21,11 +21,10 @@ const INSERT_SNAPSHOT = `INSERT INTO session_snapshots (stream_id, version, sche
  * erased the session (its idle snapshot) after the erasure dropped the snapshots; with content stored plain, that
  * state would put the content back. The events after the snapshot's version are its tail, read by key.
  */
-const ERASED_AFTER = `SELECT 1 FROM events e WHERE e.stream_id = $1 AND e.version > $2 AND e.type = 'SessionErased'`;
+const ERASED_AFTER = `SELECT 1 FROM events e WHERE e.stream_id = $1::text AND e.version > $2::bigint AND e.type = 'SessionErased'`;
 /** One statement on one server: the insert only where the stream holds no erasure after the version. */
 const INSERT_UNLESS_ERASED = `INSERT INTO session_snapshots (stream_id, version, schema_version, state)
-  SELECT $1::text, $2::bigint, $3::int, $4::json
-   WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = $1::text AND e.version > $2::bigint AND e.type = 'SessionErased')
+  SELECT $1::text, $2::bigint, $3::int, $4::json WHERE NOT EXISTS (${ERASED_AFTER})
   ON CONFLICT (stream_id, version) DO NOTHING`;
 /** Keeps the two newest snapshots of the stream. */
 const PRUNE_SNAPSHOTS = `DELETE FROM session_snapshots WHERE stream_id = $1 AND version < (

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { JournalEvent } from '#domain';
-import { type ProblemDetails, ProblemError } from '#platform';
+import { type ProblemDetails, ProblemError, rateLimited } from '#platform';
 import { type IngestMessage, type IngestReply, type MessageId, messageIdOf, parseFrameText, validateFrame } from './ingest-frames.js';
 
 /** Close codes of `/v1/ingest` (RFC 6455 §7.4.1); 1009 (too big) and 1007 (not UTF-8) come from `ws` itself. */
@@ -140,9 +140,7 @@ export class IngestConnection {
       const admitted = this.options.admit?.();
       const parsed = parseFrameText(text);
       id = messageIdOf(parsed);
-      if (admitted !== undefined && admitted.wait > 0) {
-        throw new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key (limit ${admitted.limit} per minute); retry in ${admitted.wait} s.`);
-      }
+      if (admitted !== undefined && admitted.wait > 0) throw rateLimited(admitted.limit, admitted.wait);
       // The frame may be a little larger than the limit (its envelope); its body may not (measured only then).
       const frameBytes = Buffer.isBuffer(data) ? data.length : Buffer.byteLength(text);
       if (frameBytes > this.options.bodyLimitBytes) checkBodySize(parsed, this.options.bodyLimitBytes);

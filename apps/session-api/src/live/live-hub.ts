@@ -11,7 +11,7 @@ import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
 import { DatabaseReachability } from '#platform';
 import { engineOf } from '#event-store';
-import { LruCache, NOTIFY_CHANNEL } from '#read-models';
+import { LruCache, NOTIFY_CHANNEL, parseNotification } from '#read-models';
 import { ClusterListeners } from './cluster-listeners.js';
 import { PG_POOL } from '../database/database.module.js';
 
@@ -199,10 +199,10 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
 
   /** A notification's payload, `<streamId> <version>`, or an erasure's notice (`<streamId> <version> erased`). */
   private notified(payload: string): void {
-    const [streamId, version, what] = payload.split(' ');
+    const { streamId, version, erased } = parseNotification(payload);
     const sessionId = fromSessionStreamId(streamId);
     if (!sessionId) return;
-    if (what === 'erased') {
+    if (erased) {
       for (const listener of this.erasedListeners) {
         try {
           listener(sessionId);
@@ -211,7 +211,7 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
         }
       }
     }
-    this.changed(sessionId, Number(version));
+    this.changed(sessionId, version);
   }
 
   private scheduleReconnect(): void {

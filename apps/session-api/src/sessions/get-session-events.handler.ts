@@ -17,9 +17,10 @@ export class GetSessionEventsHandler implements IQueryHandler<GetSessionEvents> 
 
   async execute({ sessionId, after, limit }: GetSessionEvents): Promise<SessionEventsPage> {
     const streamId = toSessionStreamId(sessionId);
-    const head = await this.store.head(streamId);
-    if (!head) throw sessionNotFound(sessionId);
-    await refuseErased(this.views, sessionId);
+    // One read of the head: the state at it says whether the session exists and whether it was erased.
+    const head = await this.views.load(sessionId);
+    if (!head.exists) throw sessionNotFound(sessionId);
+    await refuseErased(this.views, sessionId, head.state);
     const events = await this.store.readStream(streamId, { from: after + 1, to: after + limit });
     const last = events.at(-1);
     return {

@@ -1,7 +1,7 @@
 import { type IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { chooseCoding, EncodedAnswers, SessionViews, transcriptAnswerJson } from '#read-models';
 import { GetTranscript, type TranscriptAnswer } from './get-transcript.query.js';
-import { refuseErased, sessionErased, sessionNotFound } from './session-not-found.js';
+import { refuseErased, sessionNotFound } from './session-not-found.js';
 import { isNotModified, transcriptEtag } from './transcript-etag.js';
 
 @QueryHandler(GetTranscript)
@@ -19,9 +19,7 @@ export class GetTranscriptHandler implements IQueryHandler<GetTranscript> {
         : await this.views.transcriptSince(sessionId, request.view, since, request.at).then((at) => ({ ...at, delta: at }));
     if (!read.exists) throw sessionNotFound(sessionId);
     // A read at the head folded the head (an erasure included); one at an earlier version checks the head too.
-    if (request.at === undefined) {
-      if (read.state.erased !== null) throw sessionErased(sessionId, read.state.erased);
-    } else await refuseErased(this.views, sessionId);
+    await refuseErased(this.views, sessionId, request.at === undefined ? read.state : undefined);
     const { version, transcript, view, state, delta } = read;
     const { toolCards, hash } = transcript;
     // One representation per (view, version, since, streaming): each its own strong tag.

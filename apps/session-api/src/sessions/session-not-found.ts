@@ -1,4 +1,4 @@
-import type { ErasureRecord } from '#domain';
+import type { ErasureRecord, SessionState } from '#domain';
 import { ProblemError } from '#platform';
 import type { SessionViews } from '#read-models';
 
@@ -12,9 +12,10 @@ export const sessionErased = (sessionId: string, erased: ErasureRecord) =>
 
 /**
  * 410 for a session erased at its head, whatever version a read asks for (time travel included). The state at
- * the stream's current version, not the one this process last held: another replica may have erased it since.
+ * the stream's current version, not the one this process last held: another replica may have erased it since
+ * (`atHead`: that state, when the caller folded the head already).
  */
-export async function refuseErased(views: SessionViews, sessionId: string): Promise<void> {
-  const { state } = await views.load(sessionId);
+export async function refuseErased(views: SessionViews, sessionId: string, atHead?: SessionState): Promise<void> {
+  const state = atHead ?? (await views.load(sessionId)).state;
   if (state.erased !== null) throw sessionErased(sessionId, state.erased);
 }

@@ -35,14 +35,12 @@ export function authorizeRequest(
   if (!allows(key, scope)) throw new ProblemError(403, 'FORBIDDEN', `This route needs ${scopeText(scope)}.`);
   const limit = limiter.limitOf(key.rateLimitPerMinute);
   const wait = limiter.take(key.key, limit);
-  if (wait > 0) {
-    throw new ProblemError(
-      429,
-      'RATE_LIMITED',
-      `Too many requests for this API key (limit ${limit} per minute); retry in ${wait} s.`,
-      undefined,
-      { 'Retry-After': String(wait) },
-    );
-  }
+  if (wait > 0) throw rateLimited(limit, wait);
   return key;
 }
+
+/** The answer to a request (or an ingest message) over its key's rate limit: 429, naming the limit and the wait. */
+export const rateLimited = (limit: number, wait: number): ProblemError =>
+  new ProblemError(429, 'RATE_LIMITED', `Too many requests for this API key (limit ${limit} per minute); retry in ${wait} s.`, undefined, {
+    'Retry-After': String(wait),
+  });

@@ -11,6 +11,12 @@ export const NOTIFY_CHANNEL = 'chronicle_session_appended';
  */
 export const erasureNotice = (streamId: string, version: number): string => `${streamId} ${version} erased`;
 
+/** A payload of the channel read back: an append's (`<streamId> <version>`) or an erasure's notice. */
+export function parseNotification(payload: string): { streamId: string; version: number; erased: boolean } {
+  const [streamId = '', version, what] = payload.split(' ');
+  return { streamId, version: Number(version), erased: what === 'erased' };
+}
+
 /**
  * Tells other replicas' live feeds `<streamId> <version>` for every append of a group commit, from inside the
  * append statement: PostgreSQL delivers the notifications at the commit, and never for a rolled-back one.
