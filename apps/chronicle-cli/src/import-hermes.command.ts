@@ -15,12 +15,16 @@ export interface ImportHermesOptions {
   readonly json: boolean;
 }
 
-async function directory(io: CliIo, path: string, option: string): Promise<string> {
+/**
+ * A path an option names, checked before anything is written: a mistyped one is a usage error, not a run that
+ * imports without it (a state.db that exists but is not SQLite is reported in the run's `skipped` instead).
+ */
+async function existing(io: CliIo, path: string, option: string, kind: 'directory' | 'file'): Promise<string> {
   const full = resolve(io.cwd ?? process.cwd(), path);
   const info = await stat(full).catch((error: unknown) => {
     throw new CliError(EXIT.usage, `chronicle: cannot read ${option} ${path}: ${errorMessage(error)}`);
   });
-  if (!info.isDirectory()) throw new CliError(EXIT.usage, `chronicle: ${option} ${path} is not a directory`);
+  if (kind === 'directory' ? !info.isDirectory() : !info.isFile()) throw new CliError(EXIT.usage, `chronicle: ${option} ${path} is not a ${kind}`);
   return full;
 }
 
@@ -31,9 +35,9 @@ async function directory(io: CliIo, path: string, option: string): Promise<strin
  * refused; bad lines and rows left out are reported without failing the run.
  */
 export async function importHermesCommand(db: CliDatabase, io: CliIo, options: ImportHermesOptions): Promise<number> {
-  const sessions = await directory(io, options.sessions, '--sessions');
-  const journals = options.journals === undefined ? undefined : await directory(io, options.journals, '--journals');
-  const stateDb = options.stateDb === undefined ? undefined : resolve(io.cwd ?? process.cwd(), options.stateDb);
+  const sessions = await existing(io, options.sessions, '--sessions', 'directory');
+  const journals = options.journals === undefined ? undefined : await existing(io, options.journals, '--journals', 'directory');
+  const stateDb = options.stateDb === undefined ? undefined : await existing(io, options.stateDb, '--state-db', 'file');
   const stateDbName = options.stateDb;
   const source = await directorySource({ sessions, stateDb, stateDbName, journals }).catch((error: unknown) => {
     throw new CliError(EXIT.usage, `chronicle: cannot list ${options.sessions}: ${errorMessage(error)}`);

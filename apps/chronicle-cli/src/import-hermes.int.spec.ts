@@ -155,6 +155,30 @@ describe('chronicle import-hermes on a hermes-webui install', () => {
       await fresh.drop();
     }
   });
+
+  it('refuses a --state-db path that does not exist before writing anything (exit 2), naming the option', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const mistyped = join(layout.root, 'stat.db');
+      const run = await runIn(fresh.url, ['import-hermes', '--sessions', layout.sessions, '--state-db', mistyped, '--json']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`cannot read --state-db ${mistyped}`);
+      expect(run.stdout).toBe('');
+      const client = new pg.Client({ connectionString: fresh.url });
+      await client.connect();
+      try {
+        expect((await client.query('SELECT count(*)::int AS n FROM events')).rows[0].n).toBe(0);
+      } finally {
+        await client.end();
+      }
+      const directory = await runIn(fresh.url, ['import-hermes', '--sessions', layout.sessions, '--state-db', layout.sessions]);
+      expect(directory.code).toBe(2);
+      expect(directory.stderr).toContain('--state-db');
+      expect(directory.stderr).toContain('is not a file');
+    } finally {
+      await fresh.drop();
+    }
+  });
 });
 
 describe('chronicle import-hermes run again on sessions hermes saved since', () => {
