@@ -1,5 +1,4 @@
 import { ProjectionNotFoundError, RebuildInProgressError, type RebuildPhase, rebuildProjection } from '#read-models';
-import { queryAcrossSessions } from '#event-store';
 import { CliError, EXIT, type CliIo, write, writeLine } from './cli-io.js';
 import type { CliDatabase } from './database.connector.js';
 import { createProgress } from './progress.reporter.js';
@@ -10,15 +9,8 @@ import { createProgress } from './progress.reporter.js';
  * replicas and CLIs (advisory lock): a second one is refused. Progress (events replayed, rate, ETA) on stderr.
  */
 export async function rebuildCommand(db: CliDatabase, io: CliIo, options: { name: string }): Promise<number> {
-  const totals = await queryAcrossSessions(db.pool, { text: `SELECT coalesce(sum(version), 0)::text AS events FROM streams` });
-  const progress = createProgress({
-    stream: io.stderr,
-    tty: io.progressTty,
-    label: `rebuild ${options.name}`,
-    unit: 'events',
-    total: Number(totals.rows[0].events),
-    now: io.now,
-  });
+  // The total is the rebuild's own count of what it replays, known from its first report.
+  const progress = createProgress({ stream: io.stderr, tty: io.progressTty, label: `rebuild ${options.name}`, unit: 'events', now: io.now });
   let phase: RebuildPhase = 'fill';
   try {
     const result = await rebuildProjection({ pool: db.pool, store: db.store, keys: db.keyring }, options.name, {
@@ -28,7 +20,7 @@ export async function rebuildCommand(db: CliDatabase, io: CliIo, options: { name
           progress.clear();
           void write(io.stderr, `rebuild ${options.name}: ${phase}\n`);
         }
-        progress.tick(Math.max(0, p.eventsReplayed - progress.count), Math.max(p.eventsReplayed, Number(totals.rows[0].events)));
+        progress.tick(Math.max(0, p.eventsReplayed - progress.count), p.eventsToReplay);
       },
     });
     progress.done();

@@ -61,8 +61,11 @@ describe('rebuilding session_index', () => {
     const before = await indexRows();
     const names = await indexNames('session_index');
     await pool.query(`UPDATE session_index SET message_count = 1000 WHERE stream_id = 'session-rb-03'`);
-    const result = await rebuildProjection({ pool, store }, 'session_index', { pageSize: 5 });
+    const planned: number[] = [];
+    const result = await rebuildProjection({ pool, store }, 'session_index', { pageSize: 5, onProgress: (p) => planned.push(p.eventsToReplay) });
     expect(result).toMatchObject({ name: 'session_index', rows: 12, eventsReplayed: 30 });
+    // Progress knows the whole log from its first report.
+    expect(new Set(planned)).toEqual(new Set([30]));
     expect(await indexRows()).toEqual(before);
     expect(await indexNames('session_index')).toEqual(names);
     expect(await tableExists('session_index_next')).toBe(false);
@@ -149,8 +152,15 @@ describe('rebuilding session_snapshots', () => {
     const versions = async () =>
       (await queryAcrossSessions(pool, { text: `SELECT stream_id, version FROM session_snapshots ORDER BY 1, 2` })).rows;
     const before = await versions();
-    const result = await rebuildProjection({ pool, store }, 'session_snapshots', { pageSize: 2 });
+    const lastPerStream = new Map<string, number>();
+    for (const row of before) lastPerStream.set(String(row.stream_id), Math.max(lastPerStream.get(String(row.stream_id)) ?? 0, Number(row.version)));
+    const toReplay = [...lastPerStream.values()].reduce((sum, last) => sum + last, 0);
+    const reports: { eventsToReplay: number; eventsReplayed: number }[] = [];
+    const result = await rebuildProjection({ pool, store }, 'session_snapshots', { pageSize: 2, onProgress: (p) => reports.push(p) });
     expect(result.rows).toBe(before.length);
+    // Progress counts what this rebuild replays (each stream up to its last snapshot), not the whole log.
+    expect(reports.map((r) => r.eventsToReplay)).toEqual(reports.map(() => toReplay));
+    expect(reports.at(-1)!.eventsReplayed).toBe(toReplay);
     expect(await versions()).toEqual(before);
     expect((await auditAll(deps())).mismatches).toEqual([]);
   });

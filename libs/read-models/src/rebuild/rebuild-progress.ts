@@ -7,6 +7,11 @@ export interface RebuildProgress {
   readonly phase: RebuildPhase;
   /** Events read from the log so far. */
   readonly eventsReplayed: number;
+  /**
+   * Events the rebuild expects to read, counted as it starts (the index: every event of the log; the snapshots:
+   * each stream's events up to its last snapshot); appends during the rebuild may take `eventsReplayed` past it.
+   */
+  readonly eventsToReplay: number;
   /** Rows written to the new table so far. */
   readonly rows: number;
   readonly seconds: number;
@@ -18,6 +23,7 @@ export class RebuildTracker {
   private readonly started = performance.now();
   phase: RebuildPhase = 'fill';
   eventsReplayed = 0;
+  eventsToReplay = 0;
   rows = 0;
 
   constructor(
@@ -36,6 +42,7 @@ export class RebuildTracker {
       name: this.name,
       phase,
       eventsReplayed: this.eventsReplayed,
+      eventsToReplay: Math.max(this.eventsToReplay, this.eventsReplayed),
       rows: this.rows,
       seconds,
       eventsPerSecond: seconds > 0 ? Math.round(this.eventsReplayed / seconds) : 0,

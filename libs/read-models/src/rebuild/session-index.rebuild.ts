@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { evolveAll, fromSessionStreamId, initialSessionState, render, toSessionStreamId } from '#domain';
-import { acrossSessions, allowFanOut, engineOf, type EventStore, type LogCursor, START } from '#event-store';
+import { acrossSessions, allowFanOut, engineOf, type EventStore, type LogCursor, queryAcrossSessions, START } from '#event-store';
 import { indexRowOf, type StoredIndexRow } from '../session-index/index-row.builder.js';
 import { LruCache } from '../lru-cache.js';
 import { writeCheckpoint } from '../projection-checkpoints.js';
@@ -89,6 +89,8 @@ export async function rebuildSessionIndex(context: IndexRebuildContext): Promise
   const { client, tracker } = context;
   const engine = await engineOf(context.pool);
   await createShadowTable(client, SESSION_INDEX, SESSION_INDEX_NEXT, engine);
+  const planned = await queryAcrossSessions(context.pool, { text: 'SELECT coalesce(sum(version), 0)::float8 AS events FROM streams' });
+  tracker.eventsToReplay = Number(planned.rows[0].events);
   const folded: Folded = new LruCache(10_000);
   const filled = await fill(context, START, folded, false);
   await context.beforeSwap?.();

@@ -32,6 +32,11 @@ export async function rebuildSessionSnapshots(context: SnapshotRebuildContext): 
   const { client, pool, store, tracker } = context;
   const engine = await engineOf(pool);
   await createShadowTable(client, SESSION_SNAPSHOTS, NEXT, engine);
+  // What the fill below replays: each stream's events up to its last snapshot.
+  const planned = await queryAcrossSessions(pool, {
+    text: `SELECT coalesce(sum(last), 0)::float8 AS events FROM (SELECT max(version) AS last FROM ${SESSION_SNAPSHOTS} GROUP BY stream_id) AS s`,
+  });
+  tracker.eventsToReplay = Number(planned.rows[0].events);
   let after = '';
   for (;;) {
     const page = await queryAcrossSessions(pool, {
