@@ -268,6 +268,23 @@ function rows(adapterNote: string): ResultRow[] {
     { figure: 'Minimal service, 16 clients, p99', unit: 'ms', runs: runsOf('minimal16.p99') },
     { figure: 'Minimal service, 16 clients, CPU (service + PG)', unit: 'ms/event', runs: runsOf('minimal16.totalCpu') },
     { figure: 'Minimal service, 16 clients, service CPU', unit: 'ms/event', runs: runsOf('minimal16.serviceCpu') },
+    {
+      figure: 'Minimal service over /v1/ingest, 1-event messages, 16 connections',
+      unit: 'events/s',
+      runs: runsOf('minimalSocket1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('minimalSocket1x16.eventsPerSecond', 'raw1x16.rowsPerSecond'), of: 'raw 1-row @16' },
+      ...none('minimalSocket1x16'),
+    },
+    { figure: 'Minimal service over /v1/ingest @16, CPU (service + PG)', unit: 'ms/event', runs: runsOf('minimalSocket1x16.totalCpu') },
+    { figure: 'Minimal service over /v1/ingest @16, service CPU', unit: 'ms/event', runs: runsOf('minimalSocket1x16.serviceCpu') },
+    {
+      figure: 'Minimal service over /v1/ingest, 100-event messages, 4 connections',
+      unit: 'events/s',
+      runs: runsOf('minimalSocket100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('minimalSocket100x4.eventsPerSecond', 'raw100x4.rowsPerSecond'), of: 'raw 100-row txn @4' },
+      ...none('minimalSocket100x4'),
+    },
+    { figure: 'Minimal service over /v1/ingest @4 × 100, CPU (service + PG)', unit: 'ms/event', runs: runsOf('minimalSocket100x4.totalCpu') },
     { figure: 'Chronicle 1-event POSTs, 1 client, p50', unit: 'ms', runs: runsOf('chronicle1x1.p50'), ...none('chronicle1x1') },
     { figure: 'Chronicle 1-event POSTs, 1 client', unit: 'events/s', runs: runsOf('chronicle1x1.eventsPerSecond') },
     {
@@ -338,6 +355,12 @@ function rows(adapterNote: string): ResultRow[] {
       runs: runsOf('socket1x16.eventsPerSecond'),
       ratio: { runs: ratioRuns('socket1x16.eventsPerSecond', 'chronicle1x16.eventsPerSecond'), of: 'HTTP 1-event POSTs @16' },
     },
+    {
+      figure: 'WebSocket 1-event messages, 16 connections',
+      unit: 'events/s',
+      runs: runsOf('socket1x16.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket1x16.eventsPerSecond', 'minimalSocket1x16.eventsPerSecond'), of: 'minimal service over /v1/ingest @16' },
+    },
     { figure: 'WebSocket 1-event messages, 16 connections, p99', unit: 'ms', runs: runsOf('socket1x16.p99'), target: { text: '≤ 10 ms', pass: (v) => v <= 10 } },
     { figure: 'WebSocket @16, service CPU', unit: 'ms/event', runs: runsOf('socket1x16.serviceCpu') },
     { figure: 'WebSocket @16, CPU total (service + PG)', unit: 'ms/event', runs: runsOf('socket1x16.totalCpu') },
@@ -348,6 +371,12 @@ function rows(adapterNote: string): ResultRow[] {
       ratio: { runs: ratioRuns('socket100x4.eventsPerSecond', 'raw100x4.rowsPerSecond'), of: 'raw 100-row txn @4' },
       target: { text: '≥ 0.6× raw 100-row', pass: ratioAtLeast(0.6) },
       ...none('socket100x4'),
+    },
+    {
+      figure: 'WebSocket 100-event messages, 4 connections',
+      unit: 'events/s',
+      runs: runsOf('socket100x4.eventsPerSecond'),
+      ratio: { runs: ratioRuns('socket100x4.eventsPerSecond', 'minimalSocket100x4.eventsPerSecond'), of: 'minimal service over /v1/ingest, 100-event' },
     },
     {
       figure: 'WebSocket 1-event messages, 16 connections, 8 unanswered each',
@@ -733,6 +762,23 @@ async function main(): Promise<void> {
         cpuOf: minimal,
       }),
     );
+    // The same minimal service over the socket: the ceiling of Chronicle's socket shapes on this machine.
+    for (const [id, connections, eventsPerRequest] of [
+      ['minimalSocket1x16', 16, 1],
+      ['minimalSocket100x4', 4, 100],
+    ] as const) {
+      await step(`${id} round ${round + 1}`, () =>
+        httpPhase(round, {
+          id,
+          port: minimalPort,
+          connections,
+          eventsPerRequest,
+          clients: plainClients(`${id}-r${round}`, connections),
+          socket: { inFlight: 1 },
+          cpuOf: minimal,
+        }),
+      );
+    }
     if (!chronicle) continue;
     const service = chronicle;
     for (const [id, connections, eventsPerRequest, cpu] of [
