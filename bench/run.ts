@@ -427,6 +427,14 @@ function rows(adapterNote: string): ResultRow[] {
       target: { text: '≥ 1.2× Emmett', pass: ratioAtLeast(1.2) },
     },
     { figure: 'Raw INSERT 1 row @16, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw1x16.pgCpu') },
+    { figure: 'Raw INSERT 100 rows/txn @4, PostgreSQL CPU', unit: 'ms/row', runs: runsOf('raw100x4.pgCpu') },
+    {
+      figure: 'WebSocket 100-event messages @4, PostgreSQL CPU',
+      unit: 'ms/event',
+      runs: runsOf('socket100x4.pgCpu'),
+      ratio: { runs: ratioRuns('socket100x4.pgCpu', 'raw100x4.pgCpu'), of: 'raw 100-row txn PG CPU/row' },
+    },
+    { figure: 'WebSocket 100-event messages @4, service CPU', unit: 'ms/event', runs: runsOf('socket100x4.serviceCpu') },
     {
       figure: 'Chronicle @16, service CPU',
       unit: 'ms/event',
@@ -742,7 +750,7 @@ async function main(): Promise<void> {
           onWindowStart: () => (before = pgCpu()),
         });
         record(`${id}.rowsPerSecond`, round, result.rowsPerSecond);
-        if (id === 'raw1x16') {
+        if (id === 'raw1x16' || id === 'raw100x4') {
           await sleep(SETTLE_MS);
           record(`${id}.pgCpu`, round, (pgCpu() - before) / result.rows);
         }
@@ -799,7 +807,7 @@ async function main(): Promise<void> {
       // Back to back with its durable twin: the host's speed moves between phases minutes apart.
       ['socketRelaxed1x4', 4, 1, 1, false],
       ['socket1x16', 16, 1, 1, true],
-      ['socket100x4', 4, 100, 1, false],
+      ['socket100x4', 4, 100, 1, true],
       ['socketPipelined1x16', 16, 1, 8, false],
     ] as const) {
       await step(`${id} round ${round + 1}`, async () => {
