@@ -227,6 +227,13 @@ describe('content sealed at rest, and erased for good', () => {
     const erased = list.body.items.find((s: { sessionId: string }) => s.sessionId === 'forget-me');
     expect(erased).toMatchObject({ status: 'erased', title: null });
   });
+
+  it('names `erased` in the contract: a list filter for it, and the SessionSummary schema of the OpenAPI document', async () => {
+    const only = await expectStatus(api.read('/v1/sessions?status=erased'), 200);
+    expect(only.body.items.map((s: { sessionId: string; status: string }) => [s.sessionId, s.status])).toEqual([['forget-me', 'erased']]);
+    const openapi = await expectStatus(api.read('/docs/openapi.json'), 200);
+    expect(openapi.body.components.schemas.SessionSummary.properties.status.enum).toContain('erased');
+  });
 });
 
 describe('retention: sessions untouched for CHRONICLE_RETENTION_DAYS are erased in the background', () => {

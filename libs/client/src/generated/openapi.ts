@@ -1268,7 +1268,7 @@ export interface components {
             lastActivityAt: number | null;
             messageCount: number;
             /** @enum {string} */
-            status: "pending" | "recovering" | "interrupted" | "archived" | "active";
+            status: "erased" | "archived" | "pending" | "recovering" | "interrupted" | "active";
             pendingTurn: components["schemas"]["PendingTurn"] | null;
             markers: components["schemas"]["MarkerCounts"];
         };
@@ -1756,7 +1756,7 @@ export interface operations {
     SessionQueriesController_list: {
         parameters: {
             query?: {
-                status?: "pending" | "recovering" | "interrupted" | "archived" | "active";
+                status?: "erased" | "archived" | "pending" | "recovering" | "interrupted" | "active";
                 q?: string;
                 limit?: number;
                 cursor?: string;

@@ -2,7 +2,8 @@ import type { Marker, MessageRow, ToolCard } from '../messages/message-row.js';
 import type { PendingTurnView } from '../session-state/session.state.js';
 
 /** Session status for list filters, in precedence order (http-api "GET /v1/sessions?status="). */
-export type SessionStatus = 'erased' | 'archived' | 'pending' | 'recovering' | 'interrupted' | 'active';
+export const SESSION_STATUSES = ['erased', 'archived', 'pending', 'recovering', 'interrupted', 'active'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export interface MarkerCounts {
   /** Markers still waiting for their journal (`pending_journal`). */

@@ -1,11 +1,12 @@
 import type pg from 'pg';
-import type { MarkerCounts } from '#domain';
+import { type MarkerCounts, SESSION_STATUSES } from '#domain';
 import { type DataKey, queryAcrossSessions } from '#event-store';
 import { openRowContent } from '../read-model-content.js';
 import type { IndexPendingTurn } from './index-row.builder.js';
 import type { DataKeySource } from './session-index.projector.js';
 
-export const SESSION_STATUSES = ['pending', 'recovering', 'interrupted', 'archived', 'active'] as const;
+/** The statuses a list filters by and a summary carries: the domain's (`summarize`), `erased` included. */
+export { SESSION_STATUSES };
 
 export interface SessionListQuery {
   readonly status?: (typeof SESSION_STATUSES)[number];
