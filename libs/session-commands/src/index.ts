@@ -1,5 +1,5 @@
-export { SessionWriter, type SessionWriterOptions, type WriteDecision,
-  type WriteOptions, type WriteResult } from './session-writer.js';
+export { MAX_WRITE_ATTEMPTS, SessionWriter, type SessionWriterOptions, type WriteDecision,
+  WriteContentionError, type WriteOptions, type WriteResult } from './session-writer.js';
 export { executeSessionCommand } from './session-command.js';
 export { compressSession, type CompressResult, type CompressSessionData } from './compress-session.js';
 export { recordJournalParts } from './journal-parts.js';

@@ -1,9 +1,9 @@
 import { type SessionCommand, toSessionStreamId } from '#domain';
-import type { EventStore } from '#event-store';
+import { ConcurrencyError, type EventStore } from '#event-store';
 import { SessionViews, SnapshotStore } from '#read-models';
 import { useTestDatabase } from '../../../test/support/database.js';
 import { executeSessionCommand } from './session-command.js';
-import { SessionWriter } from './session-writer.js';
+import { MAX_WRITE_ATTEMPTS, SessionWriter, WriteContentionError } from './session-writer.js';
 
 const db = useTestDatabase();
 const T0 = 1_800_000_000;
@@ -104,5 +104,43 @@ describe('the session writer', () => {
     const write = () => executeSessionCommand(new SessionWriter(db.store, a.views), 'key-1', rows(1), { idempotencyKey: 'k1' });
     expect(await write()).toMatchObject({ appended: 1, duplicate: false });
     expect(await write()).toMatchObject({ appended: 0, duplicate: true, version: 2 });
+  });
+});
+
+describe('the session writer under writers that always win the race', () => {
+  /** A store on which every append finds the stream moved (another writer got there first), however often it is re-decided. */
+  function alwaysMoved(store: EventStore): { store: EventStore; appends: () => number } {
+    let appends = 0;
+    const proxy = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'append') {
+          return async (streamId: string) => {
+            appends += 1;
+            const version = (await target.head(streamId))?.version ?? 0;
+            throw new ConcurrencyError(streamId, version, version + 1);
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { store: proxy, appends: () => appends };
+  }
+
+  it('gives up on a write without a precondition as contention (503, retry), never as a version conflict the client did not ask for', async () => {
+    await replica(db.store).run('starved-1', start('starved-1'));
+    const moved = alwaysMoved(db.store);
+    const starved = replica(moved.store);
+    const error = await starved.run('starved-1', rows(1)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteContentionError);
+    expect(error).toMatchObject({ code: 'WRITE_CONTENTION', attempts: MAX_WRITE_ATTEMPTS });
+    expect(moved.appends()).toBe(MAX_WRITE_ATTEMPTS);
+    expect((await db.store.readStream(toSessionStreamId('starved-1'))).length).toBe(1);
+  });
+
+  it('still answers a conditional write that lost its race as the conflict it asked about', async () => {
+    await replica(db.store).run('starved-2', start('starved-2'));
+    const starved = replica(alwaysMoved(db.store).store);
+    await expect(starved.run('starved-2', rows(1), { expectedVersion: 1 })).rejects.toBeInstanceOf(ConcurrencyError);
   });
 });

@@ -2,8 +2,24 @@ import { DomainError, evolveAll, fromSessionStreamId, schemaStampOf, type Sessio
 import { type AppendResult, ConcurrencyError, type Durability, type EventStore, IdempotencyKeyTaken, type NewEvent } from '#event-store';
 import { type LoadedState, type SessionAppendContext, SessionViews, toDomainEvent } from '#read-models';
 
-/** A lost race is re-decided on the new state this many times before the write gives up with the conflict. */
-const MAX_ATTEMPTS = 20;
+/** A lost race is re-decided on the new state this many times before the write gives up (`WriteContentionError`). */
+export const MAX_WRITE_ATTEMPTS = 20;
+
+/**
+ * A write without a client precondition that lost the race for its stream on every attempt (other writers kept
+ * moving it): nothing of it was stored, and it is the service's to retry, not the client's conflict — a 503 with
+ * Retry-After, and the retry with the same natural keys answers `duplicate` if a twin of it got through.
+ */
+export class WriteContentionError extends Error {
+  readonly code = 'WRITE_CONTENTION';
+  constructor(
+    readonly streamId: string,
+    readonly attempts: number,
+  ) {
+    super(`Stream ${streamId} kept moving under ${attempts} attempts of this write (other writers of the session); nothing was stored. Retry it.`);
+    this.name = 'WriteContentionError';
+  }
+}
 
 /** What a write decided: the events to append, or that the command was already applied (nothing to append). */
 export interface WriteDecision {
@@ -101,16 +117,18 @@ export class SessionWriter {
         const { version, durable } = await this.append(sessionId, loaded, decision, keys, options);
         return { sessionId, version, appended: decision.events.length, duplicate: false, ...(durable ? {} : { durable: false as const }) };
       } catch (error) {
-        if (error instanceof IdempotencyKeyTaken && attempt < MAX_ATTEMPTS) {
+        if (error instanceof IdempotencyKeyTaken && attempt < MAX_WRITE_ATTEMPTS) {
           fresh = true;
           continue;
         }
         if (!(error instanceof ConcurrencyError)) throw error;
         // A stale cache is not the client's race: re-load and re-decide, also under a client precondition.
         fresh = true;
-        const retry = (options.expectedVersion === undefined || !verified) && attempt < MAX_ATTEMPTS;
-        if (!retry) throw error;
-        if (verified) await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2)));
+        const clientsRace = options.expectedVersion !== undefined && verified;
+        if (clientsRace) throw error;
+        if (attempt >= MAX_WRITE_ATTEMPTS) throw new WriteContentionError(streamId, attempt);
+        // Jittered, so writers that lost together do not meet again at the same instant.
+        if (verified) await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2) * (0.5 + Math.random())));
       }
     }
   }

@@ -1649,7 +1649,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The database is unavailable (`DATABASE_UNAVAILABLE`): nothing was acknowledged; retry with the same natural keys. */
+        /** @description The database is unavailable (`DATABASE_UNAVAILABLE`), or other writers of the session kept moving its stream under every attempt of this write (`WRITE_CONTENTION`): nothing was acknowledged; retry after `Retry-After` with the same natural keys. */
         Problem503: {
             headers: {
                 /** @description Seconds to wait before retrying. */

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { type FieldProblem, isErrorCode, problem, ProblemError, type ProblemDetails, STATUS_BY_CODE } from './problem.js';
+import { type FieldProblem, isErrorCode, problem, ProblemError, type ProblemDetails, RETRY_AFTER_BY_CODE, STATUS_BY_CODE } from './problem.js';
 import { isClientDisconnect } from './client-disconnect.js';
 import { fastifyCodeOf, type FastifyErrorOptions, fromFastify, malformedJson } from './fastify-errors.js';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './database-unavailable.js';
@@ -128,6 +128,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return;
     }
     if (answered instanceof ProblemError && answered.headers) reply.headers(answered.headers);
+    else if (isErrorCode(body.code) && RETRY_AFTER_BY_CODE[body.code] !== undefined) reply.header('Retry-After', String(RETRY_AFTER_BY_CODE[body.code]));
     if (allow) reply.header('Allow', allow);
     reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }

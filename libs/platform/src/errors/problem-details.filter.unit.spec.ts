@@ -72,3 +72,13 @@ describe('the problem-details filter, when the database goes away mid-request', 
     expect(sent.headers['Retry-After']).toBeUndefined();
   });
 });
+
+describe('the problem-details filter, for a write that other writers starved', () => {
+  it('answers WRITE_CONTENTION with a 503 and Retry-After, naming the code', () => {
+    const filter = new ProblemDetailsFilter({ bodyLimitBytes: 1024 });
+    const { host, sent } = exchange(false);
+    filter.catch(Object.assign(new Error('Stream session-s kept moving under 20 attempts of this write'), { code: 'WRITE_CONTENTION' }), host);
+    expect([sent.status, sent.headers['Retry-After']]).toEqual([503, '1']);
+    expect(JSON.parse(sent.body ?? '{}')).toMatchObject({ status: 503, code: 'WRITE_CONTENTION', title: 'Service Unavailable' });
+  });
+});
