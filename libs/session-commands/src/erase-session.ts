@@ -46,9 +46,11 @@ export async function eraseSession(
   const streamId = toSessionStreamId(request.sessionId);
   const key = deps.keyring === null ? null : await deps.keyring.keyFor(streamId);
   // Content no key protects (events written before sealing, or with sealing off) is dropped after the decision
-  // that lists it. The decision is appended at the version the list was made at: an append that lands in between
-  // (a worker still streaming) moves the stream, and the list is made again, so none is left out; the first
-  // decision recorded is final (a repeat drops only what it listed).
+  // that lists it. Without a key, the decision is appended at the version the list was made at: an append that
+  // lands in between (a worker still streaming) may hold plain content, so it moves the stream and the list is
+  // made again, none left out. With a key, whatever lands after the list is sealed and goes with the key: the
+  // decision is appended at whatever version the stream has reached, so writers that keep streaming cannot
+  // starve it. The first decision recorded is final (a repeat drops only what it listed).
   let plain: number[] = [];
   let written: WriteResult | undefined;
   for (let attempt = 1; written === undefined; attempt++) {
@@ -66,7 +68,8 @@ export async function eraseSession(
       },
     } as const;
     try {
-      written = await executeSessionCommand(deps.writer, request.sessionId, command, listed.head === 0 ? {} : { expectedVersion: listed.head });
+      const atListedHead = key === null && listed.head > 0;
+      written = await executeSessionCommand(deps.writer, request.sessionId, command, atListedHead ? { expectedVersion: listed.head } : {});
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt >= MAX_LISTINGS) throw error;
     }
