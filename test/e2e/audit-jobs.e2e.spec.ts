@@ -28,7 +28,8 @@ afterAll(async () => {
 });
 
 const api = ingestClient(() => t.server);
-const admin = () => api.admin('/v1/audit');
+/** The job form of `POST /v1/audit` (RFC 7240 `Prefer: respond-async`): 202 with the job at once. */
+const admin = () => api.admin('/v1/audit').set('Prefer', 'respond-async');
 const jobOf = async (jobId: string) => (await request(t.server).get(`/v1/audit/${jobId}`).set(bearer(KEYS.admin))).body;
 
 /** Holds the snapshots table so a job blocks on its first read of stored models, until `release`. */

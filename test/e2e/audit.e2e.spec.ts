@@ -71,9 +71,25 @@ describe('POST /v1/sessions/{id}/audit', () => {
 });
 
 describe('POST /v1/audit', () => {
-  it('audits every session as a job and lists the mismatches at its end', async () => {
+  it('answers the contract: once every session is audited, { sessions, mismatches, eventsReplayed, seconds } (and the job it ran as)', async () => {
     const res = await admin('/v1/audit');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      sessions: 3,
+      mismatches: [expect.objectContaining({ sessionId: 'au-3', chain: { ok: false, firstBrokenVersion: 1 } })],
+      eventsReplayed: 12,
+      seconds: expect.any(Number),
+      jobId: expect.any(String),
+    });
+    expect(res.headers.location).toBe(`/v1/audit/${res.body.jobId}`);
+    const job = (await request(t.server).get(`/v1/audit/${res.body.jobId}`).set(bearer(KEYS.admin))).body;
+    expect(job).toMatchObject({ status: 'completed', result: { sessions: 3, eventsReplayed: 12 } });
+  });
+
+  it('with Prefer: respond-async, answers 202 with the job at once and lists the mismatches at its end', async () => {
+    const res = await admin('/v1/audit').set('Prefer', 'wait=10, respond-async');
     expect(res.status).toBe(202);
+    expect(res.headers['preference-applied']).toBe('respond-async');
     const job = await pollUntil(
       'the audit job to finish',
       async () => (await request(t.server).get(`/v1/audit/${res.body.jobId}`).set(bearer(KEYS.admin))).body,

@@ -123,7 +123,8 @@ export class ScenarioRecorder {
     await call('POST /v1/projections/{name}/rebuild', send('post', '/v1/projections/session_index/rebuild', {}, KEYS.admin));
     // After the rebuild the index holds every session: a page of one has a next cursor.
     await call('GET /v1/sessions', get('/v1/sessions?limit=1'));
-    const job = await call('POST /v1/audit', send('post', '/v1/audit', {}, KEYS.admin));
+    await call('POST /v1/audit', send('post', '/v1/audit', {}, KEYS.admin));
+    const job = await call('POST /v1/audit', send('post', '/v1/audit', {}, KEYS.admin).set('Prefer', 'respond-async'));
     await pollUntil('the audit job to finish', () => get(`/v1/audit/${job.body.jobId}`, KEYS.admin), (res) => res.body.status !== 'running', { timeoutMs: 10_000 });
     await call('GET /v1/audit/{jobId}', get(`/v1/audit/${job.body.jobId}`, KEYS.admin));
     await this.events('GET /v1/audit/{jobId}/live', `/v1/audit/${job.body.jobId}/live`, KEYS.admin, 2);

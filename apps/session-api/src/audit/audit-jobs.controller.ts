@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -6,7 +6,7 @@ import { openEventStream } from '../http/event-stream.js';
 import type { z } from 'zod';
 import { ProblemError, RequireScope, ZodValidationPipe } from '#platform';
 import type { AuditJob, AuditJobAnswer } from './audit-job.js';
-import { auditJobAnswer, auditJobStartedAnswer, JOB_LOCATION, jobIdParam, startAuditBody } from './audit-jobs.schemas.js';
+import { auditJobAnswer, auditJobStartedAnswer, JOB_LOCATION, jobIdParam, PREFER, prefersAsync, startAuditBody, storeAuditAnswer } from './audit-jobs.schemas.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
 import { GetAuditJob } from './get-audit-job.query.js';
 import { StartStoreAudit } from './start-store-audit.command.js';
@@ -15,10 +15,10 @@ import { StartStoreAudit } from './start-store-audit.command.js';
 const LIVE_EVERY_MS = 250;
 
 /**
- * Whole-store audits as jobs (scope `admin`): `POST /v1/audit` answers 202 with the job at once (the running
- * one when a job already runs), `GET /v1/audit/{jobId}` its progress and at the end its mismatches, and
- * `GET /v1/audit/{jobId}/live` the same as Server-Sent Events (`progress`, then one `done`). A job runs to its
- * end whether or not anyone is listening.
+ * Whole-store audits, run as jobs (scope `admin`): `POST /v1/audit` answers the contract's result once the audit
+ * has run (200), or with `Prefer: respond-async` the job at once (202; the running one when a job already runs);
+ * `GET /v1/audit/{jobId}` its progress and at the end its mismatches, and `GET /v1/audit/{jobId}/live` the same
+ * as Server-Sent Events (`progress`, then one `done`). A job runs to its end whether or not anyone is listening.
  */
 @ApiTags('audit')
 @ApiBearerAuth()
@@ -31,25 +31,43 @@ export class AuditJobsController {
   ) {}
 
   @ApiRoute({
-    summary: 'Start the whole-store audit job',
-    description: 'Optionally only the sessions whose stream changed at or after `since`. One job at a time per database: a start while this replica runs one answers that job; while another replica runs one, 409 `AUDIT_ALREADY_RUNNING`.',
+    summary: 'Audit every session',
+    description:
+      'Optionally only the sessions whose stream changed at or after `since`. Runs as a job, one at a time per database: a start while this replica runs one joins that job; while another replica runs one, 409 `AUDIT_ALREADY_RUNNING`. Answers the result once the audit has run; with `Prefer: respond-async`, the job at once (202).',
     body: startAuditBody,
+    headers: [PREFER],
     ok: {
-      description: 'Accepted: the job, started or already running (`alreadyRunning: true`).',
-      schema: auditJobStartedAnswer,
+      description: 'The audit ran: every session audited, the mismatches with their differences, and the job it ran as.',
+      schema: storeAuditAnswer,
       headers: { Location: JOB_LOCATION },
+    },
+    also: {
+      202: {
+        description: 'With `Prefer: respond-async` (`Preference-Applied` says so): the job, started or already running (`alreadyRunning: true`).',
+        schema: auditJobStartedAnswer,
+        headers: { Location: JOB_LOCATION },
+      },
     },
     problems: [409],
   })
   @Post()
-  @HttpCode(202)
+  @HttpCode(200)
   async start(
     @Body(new ZodValidationPipe(startAuditBody)) body: z.infer<typeof startAuditBody>,
+    @Headers('prefer') prefer: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AuditJobAnswer & { alreadyRunning: boolean }> {
+  ): Promise<(AuditJobAnswer & { alreadyRunning: boolean }) | (NonNullable<AuditJobAnswer['result']> & { jobId: string })> {
     const { job, started } = await this.commands.execute(new StartStoreAudit(body?.since ? new Date(body.since) : null));
     reply.header('Location', `/v1/audit/${job.jobId}`);
-    return { ...job.answer(), alreadyRunning: !started };
+    if (prefersAsync(prefer)) {
+      reply.status(202).header('Preference-Applied', 'respond-async');
+      return { ...job.answer(), alreadyRunning: !started };
+    }
+    // The job goes on if this client leaves; its answer is the contract's, at its end.
+    if (job.running) await new Promise<void>((resolve) => job.once('end', () => resolve()));
+    const { result, error } = job.answer();
+    if (result === null) throw new ProblemError(500, 'INTERNAL', `The audit job ${job.jobId} failed: ${error ?? 'unknown error'}.`);
+    return { ...result, jobId: job.jobId };
   }
 
   @ApiRoute({

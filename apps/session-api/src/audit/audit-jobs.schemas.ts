@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ResponseHeader } from '../docs/api-route.decorator.js';
+import type { RequestHeader, ResponseHeader } from '../docs/api-route.decorator.js';
 import type { AuditJobAnswer } from './audit-job.js';
 import { sessionAuditAnswer } from './audit.schemas.js';
 
@@ -59,3 +59,23 @@ export const auditJobStartedAnswer = auditJobAnswer
   .meta({ id: 'AuditJobStarted', description: 'The job started, or the one already running (`alreadyRunning: true`).' });
 
 export const JOB_LOCATION: ResponseHeader = { description: "The job's URL, `/v1/audit/{jobId}`.", schema: z.string() };
+
+/**
+ * `POST /v1/audit` as the contract answers it (http-api.md): once the whole-store audit has run, its result —
+ * every session audited, the mismatches with their differences, the events replayed, the seconds it took — and
+ * the job it ran as (`GET /v1/audit/{jobId}` keeps it).
+ */
+export const storeAuditAnswer = z
+  .object({ sessions: count, mismatches: z.array(sessionAuditAnswer), eventsReplayed: count, seconds: z.number().nonnegative(), jobId: z.uuid() })
+  .meta({ id: 'StoreAudit', example: { sessions: 12, mismatches: [], eventsReplayed: 340, seconds: 2.5, jobId: '0b5c2f4e-8d1a-4c3e-9f7b-2a6d8e1c4b90' } });
+
+/** RFC 7240: `Prefer: respond-async` asks for the job at once (202) instead of the result at its end. */
+export const PREFER: RequestHeader = {
+  name: 'Prefer',
+  description: '`respond-async`: answer 202 with the job at once (`Location` names it; follow it with `GET /v1/audit/{jobId}` or its `/live`) instead of 200 with the result once the audit has run.',
+  schema: z.string().meta({ example: 'respond-async' }),
+};
+
+/** Whether a `Prefer` header asks for `respond-async` (a comma-separated list of preferences, RFC 7240). */
+export const prefersAsync = (prefer: string | undefined): boolean =>
+  (prefer ?? '').split(',').some((preference) => preference.split(';')[0]!.trim().toLowerCase() === 'respond-async');

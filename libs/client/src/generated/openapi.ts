@@ -554,8 +554,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start the whole-store audit job
-         * @description Optionally only the sessions whose stream changed at or after `since`. One job at a time per database: a start while this replica runs one answers that job; while another replica runs one, 409 `AUDIT_ALREADY_RUNNING`.
+         * Audit every session
+         * @description Optionally only the sessions whose stream changed at or after `since`. Runs as a job, one at a time per database: a start while this replica runs one joins that job; while another replica runs one, 409 `AUDIT_ALREADY_RUNNING`. Answers the result once the audit has run; with `Prefer: respond-async`, the job at once (202).
          *
          *     Needs the "admin" scope.
          */
@@ -1306,6 +1306,23 @@ export interface components {
         StateRowsObservedData: {
             rows: components["schemas"]["StateRow"][];
             observedAt: number;
+        };
+        /**
+         * @example {
+         *       "sessions": 12,
+         *       "mismatches": [],
+         *       "eventsReplayed": 340,
+         *       "seconds": 2.5,
+         *       "jobId": "0b5c2f4e-8d1a-4c3e-9f7b-2a6d8e1c4b90"
+         *     }
+         */
+        StoreAudit: {
+            sessions: number;
+            mismatches: components["schemas"]["SessionAudit"][];
+            eventsReplayed: number;
+            seconds: number;
+            /** Format: uuid */
+            jobId: string;
         };
         StoredEvent: {
             version: number;
@@ -2675,7 +2692,10 @@ export interface operations {
     AuditJobsController_start: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `respond-async`: answer 202 with the job at once (`Location` names it; follow it with `GET /v1/audit/{jobId}` or its `/live`) instead of 200 with the result once the audit has run. */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2688,7 +2708,18 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted: the job, started or already running (`alreadyRunning: true`). */
+            /** @description The audit ran: every session audited, the mismatches with their differences, and the job it ran as. */
+            200: {
+                headers: {
+                    /** @description The job's URL, `/v1/audit/{jobId}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreAudit"];
+                };
+            };
+            /** @description With `Prefer: respond-async` (`Preference-Applied` says so): the job, started or already running (`alreadyRunning: true`). */
             202: {
                 headers: {
                     /** @description The job's URL, `/v1/audit/{jobId}`. */
