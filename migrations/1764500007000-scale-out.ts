@@ -279,8 +279,9 @@ export class ScaleOut1764500007000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    const citus = await isCitus(q);
-    if (citus) await undistribute(q);
+    // A cluster's log has per-node positions and checkpoints with no one-server form, and Citus cannot take the
+    // identity column of `events` back to a local table: refused whole, before anything changes.
+    if (await isCitus(q)) throw new Error(SCALE_OUT_IRREVERSIBLE_ON_CITUS);
     await q.query(appendFunction(true));
     await q.query(`DROP FUNCTION chronicle_chain_links(text, bigint, text[], text[])`);
     await q.query(`DROP INDEX session_summaries_parent`);
@@ -329,11 +330,5 @@ async function distribute(q: QueryRunner): Promise<void> {
   await q.query(`SELECT create_distributed_function($1, 'p_route', colocate_with := 'streams')`, [ROUTED_APPEND_SIGNATURE]);
 }
 
-async function undistribute(q: QueryRunner): Promise<void> {
-  await q.query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`);
-  await q.query(`DROP FUNCTION ${ROUTED_APPEND_SIGNATURE}`);
-  await q.query(`ALTER TABLE events ALTER COLUMN origin SET DEFAULT 0`);
-  for (const table of [...REFERENCE_TABLES, 'live_streams', 'run_leases', ...SESSION_TABLES, 'streams']) {
-    await q.query(`SELECT undistribute_table($1)`, [table]);
-  }
-}
+export const SCALE_OUT_IRREVERSIBLE_ON_CITUS =
+  'ScaleOut1764500007000 cannot be reverted on a Citus cluster: its per-node log positions and projection checkpoints have no one-server form (and Citus cannot undistribute events, whose global_position is an identity column). Nothing was changed. To go back to one PostgreSQL, export the store (chronicle export) and import it into a fresh one-server database.';
