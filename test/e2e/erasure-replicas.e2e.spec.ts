@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type { App } from 'supertest/types.js';
@@ -8,6 +9,7 @@ import { KEYRING } from '../../apps/session-api/src/database/database.module.js'
 import { bearer, KEYS, startTestApp, TEST_KEYS_SPEC, TEST_MASTER_KEY, type TestApp } from '../support/app.js';
 import { expectStatus, ingestClient } from '../support/ingest.js';
 import { pollUntil } from '../support/poll.js';
+import { dataOf, openEventStream } from '../support/server-sent-events.js';
 
 /**
  * An erasure reaches every replica (README "Personal data"): two services on one database, the session read or
@@ -28,6 +30,7 @@ describe('an erasure on replica A, seen from replica B', () => {
   const bServer = () => b.getHttpServer() as App;
   beforeAll(async () => {
     a = await startTestApp({});
+    await a.app.listen(0, '127.0.0.1');
     const config = loadConfig({
       LOG_LEVEL: 'silent',
       CHRONICLE_RECOVERY_INTERVAL_MS: '0',
@@ -35,6 +38,8 @@ describe('an erasure on replica A, seen from replica B', () => {
       CHRONICLE_MASTER_KEY: TEST_MASTER_KEY,
     });
     b = await createApp({ config, databaseUrl: a.database.url, keys: parseApiKeys(TEST_KEYS_SPEC) });
+    // On a real socket: its /live streams are read as a client reads them.
+    await b.listen(0, '127.0.0.1');
   });
   afterAll(async () => {
     await b?.close();
@@ -59,6 +64,25 @@ describe('an erasure on replica A, seen from replica B', () => {
     await pollUntil('B drops the destroyed key', () => keyring.keyFor('session-b-reads'), (key) => key === null, { timeoutMs: 3000 });
     const listed = await expectStatus(reader.read(`/v1/sessions?q=${SECRET}`), 200);
     expect(JSON.stringify(listed.body)).not.toContain(SECRET);
+  });
+
+  it('ends every open /live stream of the session with one `erased` event, on the replica that erased and on the other', async () => {
+    const writer = ingestClient(() => a.server);
+    await writer.startSession('watched', { title: `${SECRET}-title`, createdAt: T });
+    await writer.recordMessages('watched', [{ role: 'user', content: `${SECRET}-question`, timestamp: T + 1 }]);
+    const url = (server: INestApplication | TestApp['app'], query: string) =>
+      `http://127.0.0.1:${(server.getHttpServer().address() as AddressInfo).port}/v1/sessions/watched/live${query}`;
+    const streams = [openEventStream(url(a.app, '?patches=1'), bearer(KEYS.read)), openEventStream(url(b, ''), bearer(KEYS.read)), openEventStream(url(b, '?patches=1'), bearer(KEYS.read))];
+    for (const stream of streams) await pollUntil('the first event', () => stream.events.length, (n) => n > 0, { timeoutMs: 3000 });
+    await erase(a.server, 'watched');
+    for (const stream of streams) {
+      await pollUntil('the stream to end', () => stream.ended(), (ended) => ended, { timeoutMs: 5000 });
+      const erased = dataOf<{ status: number; code: string }>(stream.events, 'erased');
+      expect(erased).toEqual([expect.objectContaining({ status: 410, code: 'SESSION_ERASED' })]);
+      expect(stream.events.at(-1)!.event).toBe('erased');
+      // What came after the first event holds nothing of the content.
+      expect(stream.events.slice(1).some((event) => event.data.includes(SECRET))).toBe(false);
+    }
   });
 
   it('B, which wrote last, writes no snapshot of the session once A erased it', async () => {

@@ -2,7 +2,8 @@ import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { Metrics, RequireScope, ZodValidationPipe } from '#platform';
+import type { ErasureRecord } from '#domain';
+import { Metrics, problem, problemSchema, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { IdParam } from '../sessions/session-id.js';
 import { sessionErased, sessionNotFound } from '../sessions/session-not-found.js';
@@ -22,8 +23,8 @@ export const liveQuery = z.object({
  * `GET /v1/sessions/{id}/live`: Server-Sent Events, one `transcript` event `{ version, hash }` (hash of
  * the display view) per change, id = version so `Last-Event-ID` resumes; with `patches=1`, one `patch` event
  * per change instead: the `since` delta from the version sent before (or from Last-Event-ID; the whole
- * transcript, `from: 0`, when there is none) and the pending turn's streaming output. Comment heartbeats keep
- * proxies from closing the stream. A client that leaves is unsubscribed at once; shutdown ends every stream.
+ * transcript, `from: 0`, when there is none) and the pending turn's streaming output. An erasure ends the
+ * stream with one `erased` event (its problem details). Comment heartbeats keep proxies from closing the stream. A client that leaves is unsubscribed at once; shutdown ends every stream.
  */
 @ApiTags('live')
 @ApiBearerAuth()
@@ -51,6 +52,10 @@ export class LiveController {
           description:
             "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output.",
           schema: transcriptPatchEvent,
+        },
+        erased: {
+          description: 'The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410.',
+          schema: problemSchema,
         },
       },
     },
@@ -86,14 +91,23 @@ export class LiveController {
       // Hashed once per (session, version) in SessionViews, not once per subscriber.
       const { version: current, transcript } = await this.views.transcript(sessionId, 'display');
       if (closed || current <= sent) return;
+      const { erased } = (await this.views.view(sessionId)).state;
+      if (erased !== null) return endErased(erased);
       sent = current;
       const { hash } = transcript;
       write(`id: ${current}\nevent: transcript\ndata: ${JSON.stringify({ version: current, hash })}\n\n`);
+    };
+    // An erased session's stream ends (a reconnect answers 410): its last event says why, with no content.
+    const endErased = (erased: ErasureRecord | null) => {
+      const detail = erased ? sessionErased(sessionId, erased).message : `Session ${sessionId} was erased; its content is gone.`;
+      write(`event: erased\ndata: ${JSON.stringify(problem(410, 'SESSION_ERASED', detail))}\n\n`);
+      close();
     };
     const sendPatch = async () => {
       const since = Math.max(sent, 0);
       const delta = await this.views.transcriptSince(sessionId, query.view, since);
       if (closed || delta.version <= sent) return;
+      if (delta.state.erased !== null) return endErased(delta.state.erased);
       sent = delta.version;
       const { version: current, transcript, from, messages, view, state } = delta;
       const patch = { sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
@@ -104,6 +118,10 @@ export class LiveController {
     };
 
     const unsubscribe = this.hub.subscribe(sessionId, enqueue);
+    // Another replica's erasure is heard as its notice, whatever this replica holds of the session.
+    const unsubscribeErased = this.hub.onErased((erasedId) => {
+      if (erasedId === sessionId) endErased(null);
+    });
     const heartbeat = setInterval(() => write(`: heartbeat\n\n`), this.heartbeatMs);
     heartbeat.unref();
     const close = () => {
@@ -111,6 +129,7 @@ export class LiveController {
       closed = true;
       clearInterval(heartbeat);
       unsubscribe();
+      unsubscribeErased();
       untrack();
       response.end();
     };

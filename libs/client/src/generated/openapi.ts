@@ -2368,6 +2368,7 @@ export interface operations {
              *
              *     - `transcript`: The session changed: its version and the display transcript hash. Data: `TranscriptChangedEvent`.
              *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output. Data: `TranscriptPatchEvent`.
+             *     - `erased`: The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410. Data: `Problem`.
              */
             200: {
                 headers: {
@@ -2382,6 +2383,10 @@ export interface operations {
                      *     id: 14
                      *     event: patch
                      *     data: {"sessionId":"demo","view":"display","version":14,"hash":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae","since":12,"from":2,"messages":[{"role":"user","content":"And how do I fix it?","timestamp":1767225700}],"toolCards":[],"markers":[],"streaming":{"runId":"run-2","text":"Run npm","reasoning":"","toolCards":[]}}
+                     *
+                     *     id: undefined
+                     *     event: erased
+                     *     data: {"type":"https://chronicle.dev/problems/validation-failed","title":"Bad Request","status":400,"detail":"The request body has invalid fields.","code":"VALIDATION_FAILED","errors":[{"path":"sessionId","message":"must match [A-Za-z0-9_.:-]{1,128}"}]}
                      */
                     "text/event-stream": string;
                 };
