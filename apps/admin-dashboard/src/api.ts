@@ -19,7 +19,12 @@ export type { Marker, MessageRow, SessionSummary, ToolCard, Transcript } from '.
  */
 export type Scope = Schemas['KeyScopes']['scopes'][number];
 export type SessionStatus = NonNullable<Schemas['SessionSummary']['status']>;
-export const SESSION_STATUSES: readonly SessionStatus[] = ['active', 'pending', 'recovering', 'interrupted', 'archived'];
+/**
+ * Every status of the contract, each once, in the order the dashboard offers them: a record over the generated
+ * union, so a status the API adds or drops fails the type check until it is listed here (the list cannot drift).
+ */
+const STATUSES = { active: true, pending: true, recovering: true, interrupted: true, archived: true, erased: true } as const satisfies Record<SessionStatus, true>;
+export const SESSION_STATUSES = Object.keys(STATUSES) as readonly SessionStatus[];
 
 /** The problem details the service sends; the dashboard's own (no answer, not problem details) have only a title, status and detail. */
 export type Problem = Pick<Schemas['Problem'], 'title' | 'status'> & Partial<Omit<Schemas['Problem'], 'title' | 'status'>>;

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Api, type Scope } from './api';
+import { Api, ApiError, type Scope } from './api';
 import { OperationsPage } from './operations-page';
+import { ProblemView } from './problem-view';
 import { useRoute } from './router';
 import { SessionPage } from './session-page';
 import { SessionsPage } from './sessions-page';
@@ -18,6 +19,8 @@ export interface Auth {
 export function App() {
   const [auth, setAuth] = useState<Auth | null>(null);
   const [restoring, setRestoring] = useState(() => sessionStorage.getItem(KEY_STORAGE) !== null);
+  /** Why the tab's stored key could not be checked (the service busy or unreachable): the key is kept. */
+  const [restoreError, setRestoreError] = useState<unknown>(undefined);
   const route = useRoute();
 
   const signIn = useCallback(async (key: string) => {
@@ -31,15 +34,48 @@ export function App() {
     setAuth(null);
   }, []);
 
-  useEffect(() => {
+  /**
+   * Signs in again with the key this tab stored (a reload). Only the service refusing the key (401, 403) forgets
+   * it; an answer that says nothing of the key (a 503, no answer at all) keeps it, says what happened and offers
+   * to try again.
+   */
+  const restore = useCallback(() => {
     const stored = sessionStorage.getItem(KEY_STORAGE);
-    if (stored === null) return;
+    if (stored === null) return setRestoring(false);
+    setRestoring(true);
+    setRestoreError(undefined);
     signIn(stored)
-      .catch(() => sessionStorage.removeItem(KEY_STORAGE))
+      .catch((error: unknown) => {
+        const refused = error instanceof ApiError && (error.problem.status === 401 || error.problem.status === 403);
+        if (refused) sessionStorage.removeItem(KEY_STORAGE);
+        else setRestoreError(error);
+      })
       .finally(() => setRestoring(false));
   }, [signIn]);
+  useEffect(() => {
+    restore();
+  }, [restore]);
 
   if (restoring) return <div className="boot" aria-busy="true" />;
+  if (!auth && restoreError !== undefined) {
+    return (
+      <div className="signin">
+        <section className="card signin-card" aria-labelledby="restore-title">
+          <h1 id="restore-title">
+            Chronicle <span>admin</span>
+          </h1>
+          <p className="muted">The key kept in this tab could not be checked: the service did not say whether it is valid. It is still kept.</p>
+          <ProblemView error={restoreError} />
+          <button type="button" className="primary" onClick={restore}>
+            Try again
+          </button>
+          <button type="button" className="ghost" onClick={() => (setRestoreError(undefined), signOut())}>
+            Sign in with another key
+          </button>
+        </section>
+      </div>
+    );
+  }
   if (!auth) return <SignIn onSignIn={signIn} />;
   return (
     <div className="shell">

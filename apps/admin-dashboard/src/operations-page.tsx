@@ -35,7 +35,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the whole-store audit job (or joins the running one) and follows it until it ends. */
 async function runStoreAudit(auth: Auth, onProgress: (job: AuditJob) => void): Promise<StoreAudit> {
-  let job: AuditJob = await auth.api.call(auth.api.http.POST('/v1/audit'));
+  // The job form (202 at once), to show its progress: without `Prefer: respond-async` the service answers only
+  // once the audit has run (200 with the result), which is taken as it is should it ever come.
+  const started = await auth.api.call(auth.api.http.POST('/v1/audit', { params: { header: { Prefer: 'respond-async' } } }));
+  if (!('status' in started)) return started;
+  let job: AuditJob = started;
   while (job.status === 'running') {
     onProgress(job);
     await sleep(300);

@@ -1,5 +1,5 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
-import type { SessionSummary, View } from './api';
+import { ApiError, type SessionSummary, type View } from './api';
 import type { Auth } from './app';
 import { AuditTab } from './audit-tab';
 import { formatTime } from './format';
@@ -9,8 +9,11 @@ import { SESSION_TABS, type SessionTab, sessionHref } from './router';
 import { StatusBadge } from './sessions-page';
 import { TimelineTab } from './timeline-tab';
 import { TranscriptList } from './transcript-view';
-import { CONNECTION_NOTICE, useLiveTranscript } from './use-live-transcript';
+import { CONNECTION_NOTICE, isFinalStatus, useLiveTranscript } from './use-live-transcript';
 import { useAsync } from './use-async';
+
+/** A problem that asking again will not fix (the session is gone or erased, the key refused): the page is over. */
+const isFinal = (error: unknown) => error instanceof ApiError && isFinalStatus(error.problem.status);
 
 const statusOf = (s: SessionSummary) => s.status ?? (s.archived ? 'archived' : s.markers.pending > 0 ? 'recovering' : s.pendingTurn ? 'pending' : 'active');
 
@@ -54,6 +57,12 @@ function LiveTranscript({ auth, sessionId, summary, onVersion }: { auth: Auth; s
   useEffect(() => {
     if (version !== undefined) onVersion();
   }, [version, onVersion]);
+  // The live feed ended for good (the session was erased, say): the summary is read again, and its answer
+  // (410 SESSION_ERASED) replaces the whole page.
+  const ended = live.error !== undefined;
+  useEffect(() => {
+    if (ended) onVersion();
+  }, [ended, onVersion]);
   return (
     <div className="transcript-pane">
       <div className="toolbar">
@@ -101,14 +110,22 @@ function LiveTranscript({ auth, sessionId, summary, onVersion }: { auth: Auth; s
 export function SessionPage({ auth, sessionId, tab }: { auth: Auth; sessionId: string; tab: SessionTab }) {
   const summary = useAsync<SessionSummary>((signal) => auth.api.call(auth.api.http.GET('/v1/sessions/{id}', { params: { path: { id: sessionId } }, signal }), signal), [sessionId]);
   const { reload } = summary;
+  // A problem that asking again will not fix (410 SESSION_ERASED, 404, a refused key) ends the page: only the
+  // problem is shown, nothing of what the session was. A read that may do better next time (a 503, no answer)
+  // is shown above the last summary read, and tried again.
+  const gone = summary.error !== undefined && isFinal(summary.error);
+  const failing = summary.error !== undefined && !gone;
+  const lastRead = useRef<SessionSummary | undefined>(undefined);
+  if (summary.data) lastRead.current = summary.data;
+  else if (gone) lastRead.current = undefined;
+  const s = gone ? undefined : summary.data ?? lastRead.current;
   // The header's counts follow the session while it is open: a small read per new version the live feed brings
-  // (the transcript itself comes as patches), and every few seconds on the other tabs.
+  // (the transcript itself comes as patches), and every few seconds on the other tabs or after a failed read.
   useEffect(() => {
-    if (tab === 'transcript') return;
+    if (gone || (tab === 'transcript' && !failing)) return;
     const timer = setInterval(() => document.visibilityState === 'visible' && reload(), 5000);
     return () => clearInterval(timer);
-  }, [reload, tab]);
-  const s = summary.data;
+  }, [reload, tab, gone, failing]);
   return (
     <section className="page session-page">
       <div className="page-head">
@@ -154,9 +171,8 @@ export function SessionPage({ auth, sessionId, tab }: { auth: Auth; sessionId: s
           )}
         </dl>
       )}
-      {summary.error !== undefined && !s ? (
-        <ProblemView error={summary.error} />
-      ) : (
+      {summary.error !== undefined && <ProblemView error={summary.error} />}
+      {!gone && (
         <>
           <Tabs sessionId={sessionId} tab={tab} />
           <div className="tab-body" role="tabpanel">

@@ -65,8 +65,12 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
-  const items = page.data?.items ?? [];
-  const searchGoesOn = query !== '' && items.length < PAGE_SIZE && Boolean(page.data?.nextCursor);
+  // Only the answer to the current status, search and page is ever shown: while another one loads, and once
+  // the service refuses it (a search too long, an unknown status), the rows of the previous one are not theirs.
+  const data = page.current ? page.data : undefined;
+  const error = page.current ? page.error : undefined;
+  const items = data?.items ?? [];
+  const searchGoesOn = query !== '' && items.length < PAGE_SIZE && Boolean(data?.nextCursor);
   return (
     <section className="page">
       <div className="page-head">
@@ -85,8 +89,13 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
         </div>
         <input ref={search} type="search" className="search" placeholder="Search title or id  ( / )" aria-label="Search sessions by title or id" value={q} onChange={(e) => setQ(e.target.value)} />
       </div>
-      {page.error !== undefined && <ProblemView error={page.error} />}
-      {page.data && items.length === 0 ? (
+      {error !== undefined ? (
+        <ProblemView error={error} />
+      ) : !data ? (
+        <div className="loading" aria-busy="true">
+          Loading sessions…
+        </div>
+      ) : items.length === 0 ? (
         // A search reads a bounded number of sessions per page (their titles are sealed): an empty page that
         // names a next cursor has only not found one yet.
         searchGoesOn ? (
@@ -143,7 +152,7 @@ export function SessionsPage({ auth, params }: { auth: Auth; params: URLSearchPa
           Page {cursors.length}
           {searchGoesOn && items.length > 0 ? ' · the search stopped here; Older → goes on' : ''}
         </span>
-        <button type="button" disabled={!page.data?.nextCursor} onClick={() => page.data?.nextCursor && setCursors((c) => [...c, page.data!.nextCursor])}>
+        <button type="button" disabled={!data?.nextCursor} onClick={() => data?.nextCursor && setCursors((c) => [...c, data.nextCursor])}>
           Older →
         </button>
       </div>

@@ -19,6 +19,30 @@ export interface LiveTranscript {
   readonly notice: boolean;
 }
 
+/**
+ * An answer that retrying cannot change: a 4xx but 408 (timeout) and 429 (rate limited): the key refused, the
+ * session unknown or erased (410 SESSION_ERASED). As libs/client's TranscriptWatcher: 5xx and no answer are retried.
+ */
+export const isFinalStatus = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/** The first retry of a connection that dropped after it worked; later ones wait longer, up to this. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+/** A connection that stayed open this long (or brought a patch) worked: the next drop starts the backoff over. */
+const HEALTHY_MS = 5_000;
+
+/**
+ * The delay before reconnection number `attempt` (0 for the first): the first soon (at most the server's `retry`
+ * hint), then doubling from the hint, each drawn from the upper half of its ceiling, up to 30 s. The hint is a
+ * floor for repeated failures, not a ceiling: a service that keeps refusing is not asked every second.
+ */
+export function reconnectDelay(attempt: number, retryHintMs: number | null, random: () => number = Math.random): number {
+  const hint = retryHintMs ?? 1000;
+  if (attempt === 0) return Math.min(hint, FIRST_RETRY_MS);
+  const ceiling = Math.min(MAX_RETRY_MS, Math.max(hint, FIRST_RETRY_MS) * 2 ** Math.min(attempt, 16));
+  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -55,13 +79,16 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
       await loadWhole();
       publish();
       let attempt = 0;
+      // The server's `retry:` hint, kept from the last stream that sent one (a refused connection sends none).
+      let retryHint: number | null = null;
       while (!signal.aborted) {
         // One controller per connection, so a patch we cannot apply can drop just this connection.
         const connectionControl = new AbortController();
         const stop = () => connectionControl.abort();
         signal.addEventListener('abort', stop, { once: true });
         let stale = false;
-        let retryMs: number | null = null;
+        let openedAt: number | null = null;
+        let patched = false;
         try {
           const end = await readEventStream({
             url: `${path`/v1/sessions/${sessionId}/live`}?patches=1&view=${view}`,
@@ -69,7 +96,7 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
             lastEventId,
             signal: connectionControl.signal,
             onOpen: () => {
-              attempt = 0;
+              openedAt = Date.now();
               connection = 'live';
               publish();
             },
@@ -82,17 +109,18 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
                 return;
               }
               held = next;
+              patched = true;
               lastEventId = event.id ?? String(next.version);
               if (notice && next.streaming === null) notice = false;
               publish();
             },
           });
-          retryMs = end.retryMs;
+          if (end.retryMs !== null) retryHint = end.retryMs;
         } catch (failure) {
           if (failure instanceof Response) {
             const problem = await problemOf(failure);
-            // The key or the session is gone: retrying would not help.
-            if ([401, 403, 404].includes(problem.status)) throw new ApiError(problem);
+            // The key refused, the session unknown or erased (410): retrying would not help, the feed ends here.
+            if (isFinalStatus(problem.status)) throw new ApiError(problem);
           }
         } finally {
           signal.removeEventListener('abort', stop);
@@ -108,7 +136,9 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
         if (held?.streaming) notice = true;
         connection = 'reconnecting';
         publish();
-        await sleep(Math.min(retryMs ?? 1000, 500 * 2 ** attempt, 10_000), signal);
+        // A connection that worked for a while starts the backoff over; one refused or dropped at once does not.
+        if (patched || (openedAt !== null && Date.now() - openedAt >= HEALTHY_MS)) attempt = 0;
+        await sleep(reconnectDelay(attempt, retryHint), signal);
         attempt++;
       }
     };
