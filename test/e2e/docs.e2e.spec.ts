@@ -206,7 +206,7 @@ describe('the OpenAPI document', () => {
       { $ref: '#/components/schemas/WriteResult' },
       { $ref: '#/components/schemas/WriteResult' },
     ]);
-    for (const [path, events] of [['/v1/sessions/{id}/live', ['transcript', 'patch']], ['/v1/audit/{jobId}/live', ['progress', 'done']]] as const) {
+    for (const [path, events] of [['/v1/sessions/{id}/live', ['transcript', 'patch', 'erased']], ['/v1/audit/{jobId}/live', ['progress', 'done']]] as const) {
       const stream = (doc.paths[path].get.responses['200'].content as Record<string, Json>)['text/event-stream'];
       expect(Object.keys(stream['x-events'] as Json)).toEqual(events);
       expect(stream.example).toEqual(expect.stringContaining(`event: ${events[0]}\ndata: {`));

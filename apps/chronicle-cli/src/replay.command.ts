@@ -1,4 +1,5 @@
 import {
+  type ErasureRecord,
   evolveAll,
   initialSessionState,
   type Marker,
@@ -23,6 +24,8 @@ export interface ReplayOptions {
 export interface Replayed {
   readonly transcript: TranscriptResponse;
   readonly markers: readonly Marker[];
+  /** The session's erasure (its last event, whatever `at` asked for): its content is gone, as the API's 410 says. */
+  readonly erased: ErasureRecord | null;
 }
 
 const PAGE = 1000;
@@ -46,15 +49,22 @@ export async function replaySession(
     const page = await store.readStream(streamId, { from, to: Math.min(target, from + PAGE - 1) });
     state = evolveAll(state, page.map(toDomainEvent));
   }
+  // An erased session takes no event after its erasure: the head event says whether it was erased.
+  const last = target === head.version ? null : (await store.readStream(streamId, { from: head.version, to: head.version }))[0];
+  const erased = last ? evolveAll(initialSessionState(), [toDomainEvent(last)]).erased : state.erased;
   const rendered = render(state);
   const { messages, toolCards, hash } = renderTranscript(rendered, view);
-  return { transcript: { sessionId, version: target, view, messages, toolCards, hash }, markers: rendered.markers };
+  return { transcript: { sessionId, version: target, view, messages, toolCards, hash }, markers: rendered.markers, erased };
 }
 
 /** `chronicle replay ID [--at VERSION] [--view display|context] [--json]`. */
 export async function replayCommand(db: CliDatabase, io: CliIo, options: ReplayOptions): Promise<number> {
   const replayed = await replaySession(db.store, options.sessionId, options.view, options.at);
   if (!replayed) throw new CliError(EXIT.usage, `chronicle: session ${options.sessionId} was never started`);
+  if (replayed.erased) {
+    const { at, reason } = replayed.erased;
+    throw new CliError(EXIT.usage, `chronicle: session ${options.sessionId} was erased at ${new Date(at * 1000).toISOString()} (${reason}); its content is gone`);
+  }
   if (options.json) await write(io.stdout, `${JSON.stringify(replayed.transcript)}\n`);
   else await write(io.stdout, renderReadable(replayed.transcript, replayed.markers));
   return EXIT.ok;

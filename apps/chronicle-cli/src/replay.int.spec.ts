@@ -59,6 +59,21 @@ describe('chronicle replay', () => {
     expect(interrupted.some((text) => text.includes('-- marker: response interrupted') && text.includes('\nMarkers\n'))).toBe(true);
   });
 
+  it('answers exit 2 naming the erasure for an erased session, at any version, and prints none of its content', async () => {
+    const at = 1_790_000_000;
+    const send = (path: string, body: object, key: string = KEYS.ingest) => request(t.server).post(path).set(bearer(key)).send(body);
+    expect((await send('/v1/sessions', { sessionId: 'replay-erased', title: 'Quillfeather', createdAt: at })).status).toBe(201);
+    expect((await send('/v1/sessions/replay-erased/messages', { rows: [{ role: 'user', content: 'Quillfeather question', timestamp: at + 1 }] })).status).toBe(200);
+    expect((await send('/v1/sessions/replay-erased/erasure', { reason: 'user request' }, KEYS.admin)).status).toBe(200);
+    for (const args of [[], ['--at', '2'], ['--json']]) {
+      const run = await runIn(t.database.url, ['replay', 'replay-erased', ...args]);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^chronicle: session replay-erased was erased at \S+ \(user request\); its content is gone\n$/);
+      expect(run.stderr).not.toContain('Quillfeather');
+    }
+  });
+
   it('answers exit 2 with a clear message for a session that was never started', async () => {
     expect(await runIn(t.database.url, ['replay', 'nobody'])).toMatchObject({
       code: 2,

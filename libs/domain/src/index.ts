@@ -50,7 +50,7 @@ export { renderInputsOf, renderNext, type RenderInputs } from './session/render-
 export { streamingOutputOf, type StreamingOutput } from './session/streaming-output.js';
 export { transcriptDelta, type TranscriptDelta } from './session/transcript-delta.js';
 export { chainRows, transcriptHashOf } from './session/transcript-hash.js';
-export type { MarkerCounts, RenderedTranscript, SessionStatus, SessionView, TranscriptViewName } from './session/session.view.js';
+export type { MarkerCounts, RenderedTranscript, SessionView, TranscriptViewName } from './session/session.view.js';
 export { SESSION_STATUSES } from './session/session.view.js';
 
 // journal: a run's journal, stored in seq order and summarised
