@@ -17,6 +17,7 @@ import {
   registerRequestMetrics,
   requestIdFor,
   RouteTable,
+  WritesInFlight,
 } from '#platform';
 import { registerAdminDashboard } from './admin/admin-dashboard.js';
 import { AppModule, type AppRuntime } from './app.module.js';
@@ -54,16 +55,20 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   registerCors(fastify, runtime.config.corsOrigins);
   registerJsonBodyParser(fastify, runtime.config.bodyLimitBytes);
   registerRequestLog(fastify, log);
+  // Counted from the first hook, so shutdown answers every write it has begun before it closes the sockets.
+  const writes = new WritesInFlight();
+  writes.register(fastify);
   // Authentication runs before the body is read; the routes' needs are known once Nest has mapped them.
   const access: { lookup?: RouteAccessLookup } = {};
   const limiter = new RateLimiter(runtime.config.rateLimitPerMinute);
   registerAuthentication(fastify, { keys: runtime.keys, limiter, lookup: () => access.lookup });
   registerPathEncodingCheck(fastify);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes, limiter }), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes, limiter, writes }), adapter, {
     logger: new PinoNestLogger(log),
     bodyParser: false,
     // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the
-    // shutdown hooks ran (LiveHub ends the live streams first), so shutdown never waits on a client.
+    // shutdown hooks ran (LiveHub ends the live streams first, WriteDrain waits for the writes under way,
+    // at most 5 s), so shutdown never waits on a client for long and never cuts a write it began.
     forceCloseConnections: true,
   });
   app.enableShutdownHooks();

@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Logger, Module } from '@nestjs/common';
+import { type BeforeApplicationShutdown, type DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
@@ -13,6 +13,7 @@ import {
   ProblemDetailsFilter,
   RateLimiter,
   RouteTable,
+  WritesInFlight,
 } from '#platform';
 import { CONFIG } from './app.constants.js';
 import { KeyScopesController } from './admin/key-scopes.controller.js';
@@ -36,6 +37,18 @@ export interface AppRuntime {
   readonly routes?: RouteTable;
   /** The rate limiter the authentication hook takes from (one per app, shared with the guard). */
   readonly limiter?: RateLimiter;
+  /** The HTTP writes under way, counted by `createApp`'s hook: shutdown waits for them (`WriteDrain`). */
+  readonly writes?: WritesInFlight;
+}
+
+/** On shutdown, before the sockets are closed and the pool ended: the HTTP writes under way are answered first. */
+@Injectable()
+class WriteDrain implements BeforeApplicationShutdown {
+  constructor(@Inject(WritesInFlight) private readonly writes: WritesInFlight) {}
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.writes.drain();
+  }
 }
 
 @Global()
@@ -58,6 +71,8 @@ class RuntimeModule {
         { provide: DatabaseReachability, useValue: reachability },
         { provide: RouteTable, useValue: routes },
         { provide: RateLimiter, useValue: runtime.limiter ?? new RateLimiter(runtime.config.rateLimitPerMinute) },
+        { provide: WritesInFlight, useValue: runtime.writes ?? new WritesInFlight() },
+        WriteDrain,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         {
           provide: APP_FILTER,
