@@ -27,6 +27,21 @@ describe('a configuration error', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
+  it('names a malformed master key, current or previous, the same way, before any database is touched', async () => {
+    const good = Buffer.alloc(32, 7).toString('base64');
+    for (const [env, variable] of [
+      [{ CHRONICLE_MASTER_KEY: 'notbase64' }, 'CHRONICLE_MASTER_KEY'],
+      [{ CHRONICLE_MASTER_KEY: good, CHRONICLE_MASTER_KEY_PREVIOUS: 'bogus' }, 'CHRONICLE_MASTER_KEY_PREVIOUS'],
+    ] as const) {
+      const dataDir = join(scratch, `never-created-${variable}`);
+      const main = startServiceMain({ ...env, CHRONICLE_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      expect(await main.exited).toBe(2);
+      expect(main.stderr()).toMatch(new RegExp(`^chronicle failed to start: invalid configuration: ${variable}: a master key is 32 bytes[^\n]+\n$`));
+      expect(main.stdout()).toBe('');
+      expect(existsSync(dataDir)).toBe(false);
+    }
+  });
+
   it('names a malformed key list the same way', async () => {
     const main = startServiceMain({ CHRONICLE_API_KEYS: 'k1:everything', DATABASE_URL: 'postgres://127.0.0.1:1/none', LOG_LEVEL: 'info' });
     expect(await main.exited).toBe(2);

@@ -66,6 +66,9 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot({ ...runtime, routes, limiter, writes }), adapter, {
     logger: new PinoNestLogger(log),
     bodyParser: false,
+    // A provider that fails to start (a bad key file, an unreachable key store) throws to the caller, whose
+    // handler prints one line and exits 2 for a configuration error, instead of Nest exiting 1 on its own.
+    abortOnError: false,
     // `app.close()` destroys the sockets still open (keep-alive, a stream a client holds) after the
     // shutdown hooks ran (LiveHub ends the live streams first, WriteDrain waits for the writes under way,
     // at most 5 s), so shutdown never waits on a client for long and never cuts a write it began.

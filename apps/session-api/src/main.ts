@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, createLogger, limitHeapGrowth, loadConfig, resolveApiKeys } from '#platform';
 import { createApp } from './app.factory.js';
+import { checkMasterKeys } from './database/database.module.js';
 import { migrateApart } from './database/migrate-apart.js';
 import { resolveDatabase } from './database/resolve-database.js';
 import { waitForDatabase } from './database/wait-for-database.js';
@@ -8,6 +9,7 @@ import { waitForDatabase } from './database/wait-for-database.js';
 async function main(): Promise<void> {
   // Configuration first (settings and keys): a bad one stops the start before any database is touched.
   const config = loadConfig();
+  checkMasterKeys(config);
   const log = createLogger(config.logLevel);
   // Resident memory near the live heap instead of several times it (runtime/heap-growth.ts).
   const heapGrowingPercent = limitHeapGrowth(config.heapGrowingPercent);

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
-import { type EventStore, instrumentEventStore, keyringFromSettings, resolveMasterKeys, type SessionKeyring } from '#event-store';
+import { type EventStore, instrumentEventStore, keyringFromSettings, parseMasterKey, resolveMasterKeys, type SessionKeyring } from '#event-store';
 import { type ChronicleConfig, ConfigError, DatabaseReachability, Metrics } from '#platform';
 import { createSessionEventStore } from '#read-models';
 
@@ -9,12 +9,33 @@ export const EVENT_STORE = Symbol('EVENT_STORE');
 /** The session data keys (`SessionKeyring`), or null when content is stored plain (CHRONICLE_ENCRYPTION=off). */
 export const KEYRING = Symbol('KEYRING');
 
+/**
+ * The master keys the environment names, checked before anything starts (main calls it after `loadConfig`): a
+ * malformed one is a configuration error naming its variable, not a failure after migrations ran.
+ */
+export function checkMasterKeys(config: ChronicleConfig): void {
+  if (!config.encryption) return;
+  const named: [string, string][] = [
+    ...(config.masterKey === undefined ? [] : [['CHRONICLE_MASTER_KEY', config.masterKey] as [string, string]]),
+    ...config.previousMasterKeys.map((key) => ['CHRONICLE_MASTER_KEY_PREVIOUS', key] as [string, string]),
+  ];
+  for (const [variable, key] of named) {
+    try {
+      parseMasterKey(key);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration: ${variable}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+}
+
 /** The keyring the config asks for: its master keys (the data folder's when unset) and its key store. */
 export async function keyringFromConfig(config: ChronicleConfig, databaseUrl: string): Promise<SessionKeyring | null> {
+  checkMasterKeys(config);
   try {
     resolveMasterKeys(config);
   } catch (error) {
-    throw new ConfigError(`invalid configuration: CHRONICLE_MASTER_KEY: ${(error as Error).message}`, { cause: error });
+    // The data folder's key file: the only key not checked above.
+    throw new ConfigError(`invalid configuration: the master key kept in ${config.dataDir}: ${(error as Error).message}`, { cause: error });
   }
   return keyringFromSettings(config, databaseUrl);
 }

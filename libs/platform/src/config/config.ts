@@ -5,6 +5,11 @@ import { DEFAULT_HEAP_GROWING_PERCENT } from '../runtime/heap-growth.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** A delay in ms that ends up in a timer: bounded, or a month-long interval would run every millisecond. */
+const timerMs = () => z.coerce.number().int().max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest timer Node keeps`);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -20,19 +25,19 @@ const envSchema = z.object({
     .regex(RATE_LIMIT_PATTERN, 'must be a whole number of requests per minute per API key (0 or unset = no limit)')
     .transform(Number)
     .default(0),
-  CHRONICLE_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(0).default(5000),
+  CHRONICLE_RECOVERY_INTERVAL_MS: timerMs().min(0).default(5000),
   /** The continuous auditor's interval; 0 (the default) = off. */
-  CHRONICLE_AUDIT_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+  CHRONICLE_AUDIT_INTERVAL_MS: timerMs().min(0).default(0),
   CHRONICLE_AUDIT_SESSIONS_PER_PASS: z.coerce.number().int().min(1).max(10_000).default(20),
   CHRONICLE_AUDIT_REPLAY_BUDGET: z.coerce.number().int().min(1).default(2000),
-  CHRONICLE_AUDIT_FULL_EVERY_MS: z.coerce.number().int().min(0).default(600_000),
+  CHRONICLE_AUDIT_FULL_EVERY_MS: timerMs().min(0).default(600_000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
   /** How long a group commit may wait for its batch to fill (ms); unset: 2 on Citus, 0 (never) on one PostgreSQL. */
   CHRONICLE_APPEND_LINGER_MS: z.coerce.number().int().min(0).max(50).optional(),
-  CHRONICLE_PROJECTOR_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
-  CHRONICLE_LIVE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15000),
+  CHRONICLE_PROJECTOR_INTERVAL_MS: timerMs().positive().default(1000),
+  CHRONICLE_LIVE_HEARTBEAT_MS: timerMs().positive().default(15000),
   CHRONICLE_INGEST_MAX_UNANSWERED: z.coerce.number().int().positive().max(10_000).default(128),
   CHRONICLE_ANSWER_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
   CHRONICLE_VIEW_CACHE_BYTES: z.coerce.number().int().min(0).default(64 * 1024 * 1024),
@@ -46,7 +51,7 @@ const envSchema = z.object({
   CHRONICLE_KEYSTORE_URL: z.string().url().optional(),
   /** Sessions untouched for this many days are erased in the background; 0 (the default) = never. */
   CHRONICLE_RETENTION_DAYS: z.coerce.number().min(0).default(0),
-  CHRONICLE_RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  CHRONICLE_RETENTION_INTERVAL_MS: timerMs().positive().default(60_000),
 });
 
 export interface ChronicleConfig {
@@ -105,7 +110,8 @@ export class ConfigError extends Error {
 
 /** Reads the service configuration from the environment; a bad value names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfig {
-  const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' ? undefined : v]));
+  // Empty or only blanks: unset (the default applies), never read as a number (" " would coerce to 0).
+  const blankToUndefined = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === undefined || v.trim() === '' ? undefined : v]));
   const parsed = envSchema.safeParse(blankToUndefined);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);

@@ -1,4 +1,4 @@
-import { loadConfig } from './config.js';
+import { loadConfig, MAX_TIMER_MS } from './config.js';
 
 describe('loadConfig', () => {
   describe('CHRONICLE_RATE_LIMIT_PER_MINUTE', () => {
@@ -80,6 +80,31 @@ describe('loadConfig', () => {
 
     it('refuses a negative or fractional value at load', () => {
       for (const value of ['-1', '1.5', 'soon']) expect(() => loadConfig({ CHRONICLE_AUDIT_FULL_EVERY_MS: value })).toThrow(/CHRONICLE_AUDIT_FULL_EVERY_MS/);
+    });
+  });
+
+  describe('the delays that end up in timers', () => {
+    const TIMERS = [
+      'CHRONICLE_RECOVERY_INTERVAL_MS',
+      'CHRONICLE_AUDIT_INTERVAL_MS',
+      'CHRONICLE_AUDIT_FULL_EVERY_MS',
+      'CHRONICLE_PROJECTOR_INTERVAL_MS',
+      'CHRONICLE_LIVE_HEARTBEAT_MS',
+      'CHRONICLE_RETENTION_INTERVAL_MS',
+    ];
+
+    it('refuses one longer than a Node timer keeps (it would fire every millisecond), naming the variable', () => {
+      for (const name of TIMERS) {
+        expect(() => loadConfig({ [name]: '2592000000' })).toThrow(new RegExp(`${name}: must be at most ${MAX_TIMER_MS} ms`));
+        expect(() => loadConfig({ [name]: String(MAX_TIMER_MS) })).not.toThrow();
+      }
+    });
+  });
+
+  describe('a value of blanks only', () => {
+    it('is unset, so the default applies, never 0', () => {
+      const config = loadConfig({ PORT: ' ', CHRONICLE_RECOVERY_INTERVAL_MS: '  ', CHRONICLE_SNAPSHOT_EVERY: '\t' });
+      expect([config.port, config.recoveryIntervalMs, config.snapshotEvery]).toEqual([loadConfig({}).port, 5000, 200]);
     });
   });
 });
