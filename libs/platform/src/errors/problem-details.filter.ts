@@ -83,6 +83,12 @@ export function problemOf(error: unknown, options: ProblemDetailsOptions, ifMatc
   return { body: toProblem(unavailable ? databaseUnavailable() : error, ifMatch, options), unavailable };
 }
 
+/**
+ * The request as a log line names it: its route template, or for a path no route matched the path without its
+ * query (a search's `q` is a session's content, and logs hold none).
+ */
+const routeOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions?.url ?? request.url.split('?')[0]}`;
+
 /** Every error leaves as application/problem+json. A client that went away is not a server error. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -104,7 +110,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     if (isClientDisconnect(error, request)) {
       this.options.onClientDisconnect?.(error);
-      this.logger.debug(`client went away during ${request.method} ${request.url} (request ${request.id})`);
+      this.logger.debug(`client went away during ${routeOf(request)} (request ${request.id})`);
       return;
     }
     const allow = this.methodsElsewhere(error, request);
@@ -113,7 +119,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const body = allow
       ? problem(405, 'METHOD_NOT_ALLOWED', `${request.method} is not a method of this path; it has ${allow}.`)
       : toProblem(answered, Boolean(request.headers['if-match']), this.options);
-    const route = `${request.method} ${request.routeOptions?.url ?? request.url}`;
+    const route = routeOf(request);
     if (unavailable) {
       // Logged once per outage by whoever the callback reports to; the request log has this request's line.
       this.options.onDatabaseUnavailable?.(error);

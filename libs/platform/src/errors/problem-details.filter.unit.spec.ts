@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { type ArgumentsHost, Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
@@ -80,5 +81,29 @@ describe('the problem-details filter, for a write that other writers starved', (
     filter.catch(Object.assign(new Error('Stream session-s kept moving under 20 attempts of this write'), { code: 'WRITE_CONTENTION' }), host);
     expect([sent.status, sent.headers['Retry-After']]).toEqual([503, '1']);
     expect(JSON.parse(sent.body ?? '{}')).toMatchObject({ status: 503, code: 'WRITE_CONTENTION', title: 'Service Unavailable' });
+  });
+});
+
+describe('the problem-details filter, in its log lines', () => {
+  it('names a request no route matched by its path, never its query (a search is a session content)', () => {
+    const lines: string[] = [];
+    const debug = jest.spyOn(Logger.prototype, 'debug').mockImplementation((message: unknown) => void lines.push(String(message)));
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void lines.push(String(message)));
+    try {
+      const filter = new ProblemDetailsFilter({ bodyLimitBytes: 1024 });
+      for (const clientGone of [true, false]) {
+        const { host } = exchange(clientGone);
+        const request = host.switchToHttp().getRequest<{ url: string; routeOptions?: unknown }>();
+        request.url = '/v1/sessions?q=Wrenfallow%20diagnosis';
+        request.routeOptions = undefined;
+        filter.catch(clientGone ? socketError('ECONNRESET') : new TypeError('x is undefined'), host);
+      }
+      expect(lines).toHaveLength(2);
+      expect(lines.join('\n')).toContain('POST /v1/sessions ');
+      expect(lines.join('\n')).not.toContain('Wrenfallow');
+    } finally {
+      debug.mockRestore();
+      error.mockRestore();
+    }
   });
 });
