@@ -1,4 +1,3 @@
-import { jest } from '@jest/globals';
 import { type ArgumentsHost, Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
@@ -87,8 +86,9 @@ describe('the problem-details filter, for a write that other writers starved', (
 describe('the problem-details filter, in its log lines', () => {
   it('names a request no route matched by its path, never its query (a search is a session content)', () => {
     const lines: string[] = [];
-    const debug = jest.spyOn(Logger.prototype, 'debug').mockImplementation((message: unknown) => void lines.push(String(message)));
-    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void lines.push(String(message)));
+    const { debug, error } = Logger.prototype;
+    Logger.prototype.debug = (message: unknown) => void lines.push(String(message));
+    Logger.prototype.error = (message: unknown) => void lines.push(String(message));
     try {
       const filter = new ProblemDetailsFilter({ bodyLimitBytes: 1024 });
       for (const clientGone of [true, false]) {
@@ -102,8 +102,8 @@ describe('the problem-details filter, in its log lines', () => {
       expect(lines.join('\n')).toContain('POST /v1/sessions ');
       expect(lines.join('\n')).not.toContain('Wrenfallow');
     } finally {
-      debug.mockRestore();
-      error.mockRestore();
+      Logger.prototype.debug = debug;
+      Logger.prototype.error = error;
     }
   });
 });
