@@ -89,18 +89,18 @@ export class LiveController {
       if (closed || version <= sent) return;
       if (query.patches) return sendPatch();
       // Hashed once per (session, version) in SessionViews, not once per subscriber.
-      const { version: current, transcript } = await this.views.transcript(sessionId, 'display');
+      const { version: current, transcript, state } = await this.views.transcript(sessionId, 'display');
       if (closed || current <= sent) return;
-      const { erased } = (await this.views.view(sessionId)).state;
-      if (erased !== null) return endErased(erased);
+      if (state.erased !== null) return endErased(state.erased);
       sent = current;
       const { hash } = transcript;
       write(`id: ${current}\nevent: transcript\ndata: ${JSON.stringify({ version: current, hash })}\n\n`);
     };
-    // An erased session's stream ends (a reconnect answers 410): its last event says why, with no content.
-    const endErased = (erased: ErasureRecord | null) => {
-      const detail = erased ? sessionErased(sessionId, erased).message : `Session ${sessionId} was erased; its content is gone.`;
-      write(`event: erased\ndata: ${JSON.stringify(problem(410, 'SESSION_ERASED', detail))}\n\n`);
+    // An erased session's stream ends (a reconnect answers 410): its last event is the read's 410, no content.
+    // Another replica's erasure arrives as any change does (its notice names the version), and is folded here.
+    const endErased = (erased: ErasureRecord) => {
+      const refusal = sessionErased(sessionId, erased);
+      write(`event: erased\ndata: ${JSON.stringify(problem(refusal.status, refusal.code, refusal.message))}\n\n`);
       close();
     };
     const sendPatch = async () => {
@@ -118,10 +118,6 @@ export class LiveController {
     };
 
     const unsubscribe = this.hub.subscribe(sessionId, enqueue);
-    // Another replica's erasure is heard as its notice, whatever this replica holds of the session.
-    const unsubscribeErased = this.hub.onErased((erasedId) => {
-      if (erasedId === sessionId) endErased(null);
-    });
     const heartbeat = setInterval(() => write(`: heartbeat\n\n`), this.heartbeatMs);
     heartbeat.unref();
     const close = () => {
@@ -129,7 +125,6 @@ export class LiveController {
       closed = true;
       clearInterval(heartbeat);
       unsubscribe();
-      unsubscribeErased();
       untrack();
       response.end();
     };
