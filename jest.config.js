@@ -66,6 +66,9 @@ export const CITUS_SUITES = [
   'libs/read-models/src/session-summary/summary-sealing.int.spec.ts',
   // the migrations on a cluster: up from nothing, and the scale-out refused whole on the way down
   'migrations/migrations.int.spec.ts',
+  // sealed runs: reads that start or end inside one (a page of the log across shards), the audit, an import
+  'libs/read-models/src/sealed-runs.int.spec.ts',
+  'apps/chronicle-cli/src/export-import-runs.int.spec.ts',
 ];
 
 export default {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConcurrencyError, readableEventData, SessionErasedError, storedSchemaOf } from '#event-store';
+import { ConcurrencyError, readableEventsData, runEdges, SealError, SessionErasedError, storedSchemaOf } from '#event-store';
 import { SessionIndexProjector } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
@@ -65,12 +65,13 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     try {
       const events = batch.map(({ type, data, metadata }) => ({ type, data, metadata }));
       const key = keys.get(streamId) ?? (await db.keyring?.keyFor(streamId))?.key ?? null;
-      const readable = events.map((e) => ({ ...e, data: readableEventData(key, streamId, e.type, e.data, storedSchemaOf(e.metadata)) }));
+      const readable = await readableBatch(db, key, streamId, batch[0].version, events);
       const result = await writer.appendRecorded(streamId, events, batch[0].version - 1, readable, key);
       if (result.lastHash !== last.hash) {
         throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
       }
     } catch (error) {
+      if (error instanceof SealError) throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} ends inside a sealed run at version ${last.version}: the file is cut there`);
       if (!(error instanceof ConcurrencyError)) throw error;
       throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} was written to during the import (${error.message}); run the import again, it skips what is stored`);
     }
@@ -80,7 +81,8 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   for await (const event of readEvents(path)) {
     if (event.dataKey !== undefined && !keys.has(event.streamId)) keys.set(event.streamId, await adoptKey(db, event.streamId, event.dataKey));
     if (event.version <= (verification.plans.get(event.streamId)?.storedVersion ?? 0)) continue;
-    if (batch.length > 0 && (batch[0].streamId !== event.streamId || batch.length >= BATCH)) await flush();
+    // A batch ends between streams, or past BATCH events where no sealed run goes on (a run opens whole).
+    if (batch.length > 0 && (batch[0].streamId !== event.streamId || (batch.length >= BATCH && runEdges(batch.slice(-1)).after === 0))) await flush();
     batch.push(event);
   }
   await flush();
@@ -89,6 +91,24 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   const skipped = verification.events - importing.count;
   await writeLine(io.stdout, `imported ${importing.count} event(s) of ${verification.plans.size} stream(s); ${skipped} already stored`);
   return EXIT.ok;
+}
+
+/**
+ * A batch's events as the fold reads them: opened with the key. A batch that begins inside a sealed run (the
+ * run's first members are stored already: an earlier batch, or an earlier import) opens with them, read back.
+ */
+async function readableBatch<E extends { readonly type: string; readonly data: unknown; readonly metadata?: unknown }>(
+  db: CliDatabase,
+  key: Buffer | null,
+  streamId: string,
+  firstVersion: number,
+  events: readonly E[],
+): Promise<E[]> {
+  const stored = events.map((e) => ({ type: e.type, data: e.data, schema: storedSchemaOf(e.metadata) }));
+  const { before } = key === null ? { before: 0 } : runEdges(stored);
+  const ahead = before === 0 ? [] : await db.storedForms.readStream(streamId, { from: firstVersion - before, to: firstVersion - 1 });
+  const data = readableEventsData(key, streamId, [...ahead.map((e) => ({ type: e.type, data: e.data, schema: storedSchemaOf(e.metadata) })), ...stored]);
+  return events.map((e, i) => ({ ...e, data: data[ahead.length + i] }));
 }
 
 /** Why the file's data keys cannot be taken by this store, per stream (none: they can). */

@@ -44,13 +44,18 @@ const ivPool = Buffer.allocUnsafe(IV_BYTES * 1024);
 let ivAt = ivPool.length;
 
 /** A text sealed with the key, bound to the stream and a purpose (an event type, `snapshot`). */
-export function sealText(key: Buffer, streamId: string, type: string, text: string): string {
+function nextIv(): Buffer {
   if (ivAt >= ivPool.length) {
     randomFillSync(ivPool);
     ivAt = 0;
   }
   const iv = ivPool.subarray(ivAt, ivAt + IV_BYTES);
   ivAt += IV_BYTES;
+  return iv;
+}
+
+export function sealText(key: Buffer, streamId: string, type: string, text: string): string {
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aadOf(streamId, type));
   const body = cipher.update(text, 'utf8');
@@ -100,6 +105,175 @@ export function sealEventData(key: Buffer, streamId: string, type: string, data:
   return { ...plain, [SEALED_FIELD]: sealContent(key, streamId, type, content) };
 }
 
+/**
+ * A run: consecutive events of one append that all carry content, sealed together with one AES-256-GCM call.
+ * One call per event was most of what sealing cost a batch (a cipher's setup is ~20× the encryption of an
+ * event's few hundred bytes; bench/README.md, "Encryption at rest"). Member i of k stores
+ * `sealed: "2:" + i + "/" + k + ":" + base64(part)`, where the first member's part is iv ‖ tag ‖ its ciphertext
+ * and every other member's is its ciphertext: each event's content is its own segment of the one ciphertext, so
+ * the chain still hashes each event's stored form. The additional data binds the stream, and each member's event
+ * type and byte length in order: a member moved, dropped, reordered or with a boundary shifted into its
+ * neighbour fails the tag, and the whole run then reads as erased (its chain breaks at the edited event). A
+ * member opens only with its whole run, which `runEdges` tells a reader how to fetch.
+ */
+const RUN_PREFIX = '2:';
+
+interface RunMember {
+  readonly index: number;
+  readonly size: number;
+  /** Where the base64 part starts in the sealed text. */
+  readonly at: number;
+}
+
+/** The run position a stored event's data names, when it is a member of a run (null otherwise, or when edited). */
+export function runMemberOf(data: unknown): RunMember | null {
+  if (!isSealed(data)) return null;
+  const sealed = data[SEALED_FIELD];
+  if (!sealed.startsWith(RUN_PREFIX)) return null;
+  const slash = sealed.indexOf('/', 2);
+  const colon = sealed.indexOf(':', slash + 1);
+  const index = Number(sealed.slice(2, slash));
+  const size = Number(sealed.slice(slash + 1, colon));
+  // An edited position is no member: it does not open, and reads as erased like any edited ciphertext.
+  if (slash < 0 || colon < 0 || !Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
+  return { index, size, at: colon + 1 };
+}
+
+const runAadOf = (streamId: string, types: readonly string[], lengths: readonly number[]): Buffer =>
+  Buffer.from(`${streamId}\u0000run${types.map((type, i) => `\u0000${type}\u0000${lengths[i]}`).join('')}`);
+
+/**
+ * The stored data of an append's events: each run of two or more consecutive events with content sealed with
+ * one call (a run), a lone event with content as `sealEventData` seals it, an event without content as it is.
+ */
+export function sealEventsData(key: Buffer, streamId: string, events: readonly { readonly type: string; readonly data: unknown }[]): Data[] {
+  const split = events.map((event) => splitContent(event.type, event.data as Data));
+  const out = new Array<Data>(events.length);
+  for (let i = 0; i < events.length; ) {
+    if (split[i].content === null) {
+      out[i] = events[i].data as Data;
+      i += 1;
+      continue;
+    }
+    let end = i + 1;
+    while (end < events.length && split[end].content !== null) end += 1;
+    if (end - i === 1) out[i] = { ...split[i].plain, [SEALED_FIELD]: sealContent(key, streamId, events[i].type, split[i].content as Data) };
+    else sealRun(key, streamId, events, split, i, end, out);
+    i = end;
+  }
+  return out;
+}
+
+function sealRun(
+  key: Buffer,
+  streamId: string,
+  events: readonly { readonly type: string }[],
+  split: readonly { readonly plain: Data; readonly content: Data | null }[],
+  from: number,
+  to: number,
+  out: Data[],
+): void {
+  const texts: string[] = [];
+  const lengths: number[] = [];
+  const types: string[] = [];
+  for (let i = from; i < to; i += 1) {
+    const text = JSON.stringify(split[i].content);
+    if (unstorable(text)) throw new UnstorableTextError(streamId);
+    texts.push(text);
+    lengths.push(Buffer.byteLength(text, 'utf8'));
+    types.push(events[i].type);
+  }
+  const iv = nextIv();
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(runAadOf(streamId, types, lengths));
+  const body = cipher.update(texts.join(''), 'utf8');
+  cipher.final();
+  const size = to - from;
+  let offset = 0;
+  for (let m = 0; m < size; m += 1) {
+    const segment = body.subarray(offset, offset + lengths[m]);
+    offset += lengths[m];
+    const part = m === 0 ? Buffer.concat([iv, cipher.getAuthTag(), segment]) : segment;
+    out[from + m] = { ...split[from + m].plain, [SEALED_FIELD]: `${RUN_PREFIX}${m}/${size}:${part.toString('base64')}` };
+  }
+}
+
+/** The contents of a whole run's members, in order; null when it does not open (edited, or a member missing). */
+function openRun(key: Buffer, streamId: string, members: readonly { readonly type: string; readonly sealed: string; readonly at: number }[]): Data[] | null {
+  try {
+    const parts = members.map((member) => Buffer.from(member.sealed.slice(member.at), 'base64'));
+    const head = parts[0];
+    if (head === undefined || head.length < IV_BYTES + TAG_BYTES) return null;
+    const segments = [head.subarray(IV_BYTES + TAG_BYTES), ...parts.slice(1)];
+    const decipher = createDecipheriv('aes-256-gcm', key, head.subarray(0, IV_BYTES));
+    decipher.setAAD(runAadOf(streamId, members.map((member) => member.type), segments.map((segment) => segment.length)));
+    decipher.setAuthTag(head.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    const plain = Buffer.concat([decipher.update(Buffer.concat(segments)), decipher.final()]);
+    const out: Data[] = [];
+    let offset = 0;
+    for (const segment of segments) {
+      out.push(JSON.parse(plain.toString('utf8', offset, offset + segment.length)) as Data);
+      offset += segment.length;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How far a read of consecutive stored events of one stream must reach on either side so that every run it
+ * holds a member of is whole: `before` events ahead of the first, `after` events past the last (0: none).
+ */
+export function runEdges(events: readonly { readonly data: unknown }[]): { readonly before: number; readonly after: number } {
+  if (events.length === 0) return { before: 0, after: 0 };
+  const first = runMemberOf(events[0].data);
+  const last = runMemberOf(events[events.length - 1].data);
+  return { before: first?.index ?? 0, after: last === null ? 0 : last.size - 1 - last.index };
+}
+
+/**
+ * The readable data of consecutive stored events of one stream (`readableEventData` for each), opening each run
+ * with one call. Every run a member of which is given must be whole in `events` (`runEdges`); with no key, run
+ * members read as erased like any sealed event.
+ */
+export function readableEventsData(
+  key: Buffer | null,
+  streamId: string,
+  events: readonly { readonly type: string; readonly data: unknown; readonly schema: number }[],
+): Data[] {
+  const out = new Array<Data>(events.length);
+  for (let i = 0; i < events.length; ) {
+    const event = events[i];
+    const member = key === null ? null : runMemberOf(event.data);
+    if (member === null) {
+      out[i] = readableEventData(key, streamId, event.type, event.data, event.schema);
+      i += 1;
+      continue;
+    }
+    const members: { type: string; sealed: string; at: number }[] = [];
+    for (let m = member.index === 0 ? 0 : -1; m >= 0 && m < member.size && i + m < events.length; m += 1) {
+      const position = runMemberOf(events[i + m].data);
+      if (position === null || position.index !== m || position.size !== member.size) break;
+      members.push({ type: events[i + m].type, sealed: (events[i + m].data as Data)[SEALED_FIELD] as string, at: position.at });
+    }
+    // A run the read cut (it begins before the first event or ends past the last) is the caller's to complete; a
+    // run broken inside the read (an edited table) reads as erased, and its chain breaks there.
+    const cutAtStart = i === 0 && member.index !== 0;
+    const cutAtEnd = members.length > 0 && members.length < member.size && i + members.length === events.length;
+    if (cutAtStart || cutAtEnd) throw new SealError(`a read of ${streamId} holding part of a sealed run`);
+    const contents = members.length === member.size ? openRun(key as Buffer, streamId, members) : null;
+    const count = Math.max(members.length, 1);
+    for (let m = 0; m < count; m += 1) {
+      const stored = events[i + m];
+      const { [SEALED_FIELD]: _sealed, ...plain } = stored.data as Data;
+      out[i + m] = upcastEventData(stored.type, stored.schema, joinContent(plain, contents?.[m] ?? erasedContentOf(stored.type)));
+    }
+    i += count;
+  }
+  return out;
+}
+
 export const isSealed = (data: unknown): data is Data & { readonly sealed: string } =>
   typeof data === 'object' && data !== null && typeof (data as Data)[SEALED_FIELD] === 'string';
 
@@ -111,6 +285,7 @@ export const isSealed = (data: unknown): data is Data & { readonly sealed: strin
  */
 export function readableEventData(key: Buffer | null, streamId: string, type: string, stored: unknown, schema: number): Data {
   let data = stored as Data;
+  if (key !== null && runMemberOf(data) !== null) throw new SealError(`an event of ${streamId} sealed in a run opens only with its run (readableEventsData)`);
   if (isSealed(data)) {
     const { [SEALED_FIELD]: sealed, ...plain } = data;
     data = joinContent(plain, (key === null ? null : tryOpen(key, streamId, type, sealed)) ?? erasedContentOf(type));

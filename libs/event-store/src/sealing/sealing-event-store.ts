@@ -1,6 +1,6 @@
 import type { AppendOptions, AppendResult, EventStore, NewEvent, ReadAllResult, ReadLogOptions, StoredEvent, StreamDataEvent } from '../event-store.js';
 import { carriesContent } from '#domain/replay';
-import { readableEventData, sealEventData, storedSchemaOf } from './content-seal.js';
+import { readableEventsData, runEdges, sealEventsData, storedSchemaOf } from './content-seal.js';
 import type { SessionKeyring } from './session-keyring.js';
 
 type Data = { readonly [key: string]: unknown };
@@ -29,16 +29,36 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
     // models still seal with the one the session has.
     if (!events.some((event) => carriesContent(event.type))) return { events, key: (await keyring.keyFor(streamId))?.key ?? null };
     const { key } = await keyring.keyForWrite(streamId);
-    return { events: events.map((event) => ({ ...event, data: sealEventData(key, streamId, event.type, event.data as Data) })), key };
+    const stored = sealEventsData(key, streamId, events);
+    return { events: events.map((event, i) => ({ ...event, data: stored[i] })), key };
+  };
+  /**
+   * Events of one stream, read consecutively, with every sealed run they hold a member of made whole: the members
+   * before the first and past the last are read too (`read`), opened with them, and left out of the answer.
+   */
+  const openStream = async <E extends { readonly version: number; readonly type: string; readonly data: unknown }>(
+    key: Buffer | null,
+    streamId: string,
+    events: readonly E[],
+    schemaOf: (event: E) => number,
+    read: (from: number, to: number) => Promise<readonly E[]>,
+  ): Promise<{ event: E; data: Data }[]> => {
+    if (events.length === 0) return [];
+    const { before, after } = key === null ? { before: 0, after: 0 } : runEdges(events);
+    const first = events[0].version;
+    const last = events[events.length - 1].version;
+    const [ahead, past] = await Promise.all([before > 0 ? read(first - before, first - 1) : [], after > 0 ? read(last + 1, last + after) : []]);
+    const whole = ahead.length + past.length === 0 ? events : [...ahead, ...events, ...past];
+    const data = readableEventsData(key, streamId, whole.map((event) => ({ type: event.type, data: event.data, schema: schemaOf(event) })));
+    return events.map((event, i) => ({ event, data: data[ahead.length + i] }));
   };
   // A replica that reads a stream's SessionErased drops the key it holds (the writer's replica destroyed it).
   const heard = (streamId: string, events: readonly { readonly type: string }[]): void => {
     if (keyring !== null && events.some((event) => event.type === 'SessionErased')) keyring.forget(streamId);
   };
-  const open = (key: Buffer | null, event: StoredEvent): ReadableStoredEvent => {
-    const data = readableEventData(key, event.streamId, event.type, event.data, storedSchemaOf(event.metadata));
-    return data === event.data ? event : { ...event, data, storedData: event.data };
-  };
+  const readable = ({ event, data }: { event: StoredEvent; data: Data }): ReadableStoredEvent =>
+    data === event.data ? event : { ...event, data, storedData: event.data };
+  const schemaOfStored = (event: StoredEvent) => storedSchemaOf(event.metadata);
   const overrides = {
     async append(streamId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult> {
       // Stored as given, with whatever key the caller put in the context (an import's stored forms).
@@ -49,21 +69,34 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
     async readStream(streamId: string, range?: { from?: number; to?: number }): Promise<ReadableStoredEvent[]> {
       const [events, key] = await Promise.all([store.readStream(streamId, range), keyOf(streamId)]);
       heard(streamId, events);
-      return events.map((event) => open(key?.key ?? null, event));
+      const opened = await openStream(key?.key ?? null, streamId, events, schemaOfStored, (from, to) => store.readStream(streamId, { from, to }));
+      return opened.map(readable);
     },
     async readStreamData(streamId: string, range?: { from?: number; to?: number }): Promise<StreamDataEvent[]> {
       const [events, key] = await Promise.all([store.readStreamData(streamId, range), keyOf(streamId)]);
       heard(streamId, events);
-      return events.map((event) => {
-        const data = readableEventData(key?.key ?? null, streamId, event.type, event.data, event.schema ?? 1);
-        return data === event.data ? event : { ...event, data };
-      });
+      const opened = await openStream(key?.key ?? null, streamId, events, (event) => event.schema ?? 1, (from, to) => store.readStreamData(streamId, { from, to }));
+      return opened.map(({ event, data }) => (data === event.data ? event : { ...event, data }));
     },
     async readAll(options?: ReadLogOptions): Promise<ReadAllResult> {
       const page = await store.readAll(options);
       if (page.events.length === 0) return page;
       const keys = keyring === null ? new Map<string, { key: Buffer }>() : await keyring.keysFor(page.events.map((event) => event.streamId));
-      return { ...page, events: page.events.map((event) => open(keys.get(event.streamId)?.key ?? null, event)) };
+      // A page holds each stream's events in version order, consecutively (a page may cut a run at either end).
+      const byStream = new Map<string, StoredEvent[]>();
+      for (const event of page.events) {
+        const list = byStream.get(event.streamId);
+        if (list === undefined) byStream.set(event.streamId, [event]);
+        else list.push(event);
+      }
+      const opened = new Map<StoredEvent, ReadableStoredEvent>();
+      await Promise.all(
+        [...byStream].map(async ([streamId, events]) => {
+          const read = (from: number, to: number) => store.readStream(streamId, { from, to });
+          for (const one of await openStream(keys.get(streamId)?.key ?? null, streamId, events, schemaOfStored, read)) opened.set(one.event, readable(one));
+        }),
+      );
+      return { ...page, events: page.events.map((event) => opened.get(event) as ReadableStoredEvent) };
     },
   };
   return new Proxy(store, {

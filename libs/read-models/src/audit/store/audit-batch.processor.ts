@@ -1,5 +1,5 @@
 import type { SessionEvent } from '#domain/replay';
-import { openSnapshotText, readableEventData } from '#event-store/seal';
+import { openSnapshotText, readableEventData, readableEventsData, runMemberOf } from '#event-store/seal';
 import type { StoredIndexRow } from '../../session-index/index-row.builder.js';
 import { openIndexRow, openSummaryData, type SealedRow } from '../../read-model-content.js';
 import type { ChainVerdict } from '../chain-verification.js';
@@ -59,6 +59,13 @@ export interface BatchResult {
   readonly audits: readonly SessionAudit[];
 }
 
+/** An event as the audit reads it from the table: its type, its stored data and its schema version. */
+interface StoredForm {
+  readonly type: string;
+  readonly data: unknown;
+  readonly schema: number;
+}
+
 /**
  * One slice of a batch's data: the stored texts of `count` events joined as a JSON array. A json column holds
  * one JSON value per row, so the array has one item per event. A text that is not one JSON value (the column
@@ -79,6 +86,8 @@ export class AuditBatchProcessor {
   private readonly open = new Map<string, StreamingSessionAudit>();
   /** Each open stream's id and data key, for its later parts. */
   private readonly keys = new Map<string, { readonly streamId: string; readonly key: Buffer | null }>();
+  /** Each open stream's sealed run so far, when a slice or a part ended inside one. */
+  private readonly runs = new Map<string, StoredForm[]>();
 
   process(batch: AuditBatch): BatchResult {
     const audits: SessionAudit[] = [];
@@ -99,17 +108,17 @@ export class AuditBatchProcessor {
           sliceIndex = k;
         }
         const to = Math.min(end, (k + 1) * DATA_SLICE);
-        const events = new Array<SessionEvent>(to - event);
+        const events: SessionEvent[] = [];
         for (let i = event; i < to; i += 1) {
-          const type = batch.typeNames[batch.types[i]];
-          const data = readableEventData(sealing.key, sealing.streamId, type, slice[i - k * DATA_SLICE], batch.schemas[i]);
-          events[i - event] = { type, data } as unknown as SessionEvent;
+          this.decode(part.sessionId, sealing, { type: batch.typeNames[batch.types[i]], data: slice[i - k * DATA_SLICE], schema: batch.schemas[i] }, events);
         }
         audit.feedUnchained(events);
         event = to;
       }
       if (part.end) {
         if (part.chain === undefined) throw new Error(`audit: the last part of ${part.sessionId} came without its chain's verdict`);
+        const cut = this.runs.get(part.sessionId);
+        if (cut !== undefined) audit.feedUnchained(this.unopened(part.sessionId, sealing, cut));
         this.open.delete(part.sessionId);
         this.keys.delete(part.sessionId);
         audits.push(audit.finish(undefined, part.chain));
@@ -117,6 +126,43 @@ export class AuditBatchProcessor {
     });
     if (event !== total) throw new Error('audit: a batch holding events of no part');
     return { id: batch.id, events: total, audits };
+  }
+
+  /**
+   * One stored event, readable, onto `out`; a member of a sealed run waits (across slices and parts) for the rest
+   * of its run, which opens with one call. A run cut short or out of order (an edited table: its chain breaks
+   * there) reads as erased content.
+   */
+  private decode(sessionId: string, sealing: { readonly streamId: string; readonly key: Buffer | null }, stored: StoredForm, out: SessionEvent[]): void {
+    const pending = this.runs.get(sessionId);
+    const member = sealing.key === null ? null : runMemberOf(stored.data);
+    if (member === null || (member.index !== 0 && pending?.length !== member.index)) {
+      if (pending !== undefined) out.push(...this.unopened(sessionId, sealing, pending));
+      out.push(...this.unopened(sessionId, sealing, [stored]));
+      return;
+    }
+    let run = pending;
+    if (member.index === 0) {
+      if (pending !== undefined) out.push(...this.unopened(sessionId, sealing, pending));
+      run = [];
+    }
+    (run as StoredForm[]).push(stored);
+    if ((run as StoredForm[]).length < member.size) {
+      this.runs.set(sessionId, run as StoredForm[]);
+      return;
+    }
+    this.runs.delete(sessionId);
+    const data = readableEventsData(sealing.key, sealing.streamId, run as StoredForm[]);
+    (run as StoredForm[]).forEach((one, m) => out.push({ type: one.type, data: data[m] } as unknown as SessionEvent));
+  }
+
+  /** Events read one by one: a run member alone does not open (it reads as erased, as `readableEventData` reads it). */
+  private unopened(sessionId: string, sealing: { readonly streamId: string; readonly key: Buffer | null }, events: readonly StoredForm[]): SessionEvent[] {
+    this.runs.delete(sessionId);
+    return events.map((one) => {
+      const key = runMemberOf(one.data) === null ? sealing.key : null;
+      return { type: one.type, data: readableEventData(key, sealing.streamId, one.type, one.data, one.schema) } as unknown as SessionEvent;
+    });
   }
 
   private keyOf(part: StreamPart): { readonly streamId: string; readonly key: Buffer | null } {

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { readableEventData, readableEventsData, runEdges, runMemberOf, SealError, sealEventsData } from './content-seal.js';
+
+const key = randomBytes(32);
+const STREAM = 'session-run-test';
+
+const token = (seq: number, text: string) => ({ type: 'JournalEventRecorded', data: { runId: 'r1', seq, kind: 'token', payload: { text } } });
+const truncation = { type: 'TranscriptTruncated', data: { keepCount: 1, truncatedAt: 5 } };
+const title = { type: 'SessionStarted', data: { sessionId: 's', title: 'Lunch plans with Ada', startedAt: 1 } };
+
+/** Stored forms as a read hands them back, with the schema each was written with. */
+const asRead = (types: readonly string[], stored: readonly unknown[]) => stored.map((data, i) => ({ type: types[i], data, schema: 1 }));
+
+function sealed(events: readonly { type: string; data: unknown }[]) {
+  const stored = sealEventsData(key, STREAM, events);
+  return { stored, read: asRead(events.map((e) => e.type), stored) };
+}
+
+/** Moves `count` bytes from the end of one member's ciphertext to the start of the next one's (base64 parts). */
+function shiftBoundary(first: string, second: string, count: number): [string, string] {
+  const split = (s: string) => [s.slice(0, s.indexOf(':', 2) + 1), Buffer.from(s.slice(s.indexOf(':', 2) + 1), 'base64')] as const;
+  const [p1, b1] = split(first);
+  const [p2, b2] = split(second);
+  const moved = b1.subarray(b1.length - count);
+  return [p1 + b1.subarray(0, b1.length - count).toString('base64'), p2 + Buffer.concat([moved, b2]).toString('base64')];
+}
+
+describe('sealing an append as runs', () => {
+  it('seals consecutive events with content as one run, a lone one as before, and leaves events without content plain', () => {
+    const events = [title, token(1, 'Hel'), token(2, 'lo'), truncation, token(3, '!')];
+    const { stored } = sealed(events);
+    const sealedOf = (i: number) => (stored[i] as { sealed?: string }).sealed ?? '';
+    expect(sealedOf(0)).toMatch(/^2:0\/3:/);
+    expect(sealedOf(1)).toMatch(/^2:1\/3:/);
+    expect(sealedOf(2)).toMatch(/^2:2\/3:/);
+    expect(stored[3]).toBe(truncation.data);
+    expect(sealedOf(4)).toMatch(/^1:/);
+    // The plain fields stay readable; no content does.
+    expect(stored[1]).toMatchObject({ runId: 'r1', seq: 1, kind: 'token' });
+    expect(JSON.stringify(stored)).not.toMatch(/Lunch|Hel|lo"|!/);
+    expect(runMemberOf(stored[1])).toMatchObject({ index: 1, size: 3 });
+    expect(runMemberOf(stored[4])).toBeNull();
+  });
+
+  it('reads every event back as it was written, a run with one call', () => {
+    const events = [title, token(1, 'Hel'), token(2, 'lo wörld ✓'), truncation, token(3, '!'), token(4, '?')];
+    const { read } = sealed(events);
+    expect(readableEventsData(key, STREAM, read)).toEqual(events.map((e) => e.data));
+  });
+
+  it('reads a run edited anywhere as erased content, whole, and the events around it as written', () => {
+    const events = [token(1, 'a'), token(2, 'bb'), token(3, 'ccc'), truncation];
+    const erasedRun = [token(1, ''), token(2, ''), token(3, '')].map((e) => ({ ...e.data, payload: {} }));
+    const edits: ((stored: Record<string, unknown>[]) => void)[] = [
+      // One byte of the second member's ciphertext flipped.
+      (s) => {
+        const text = s[1].sealed as string;
+        const at = text.indexOf(':', 2) + 1;
+        const bytes = Buffer.from(text.slice(at), 'base64');
+        bytes[0] ^= 1;
+        s[1] = { ...s[1], sealed: text.slice(0, at) + bytes.toString('base64') };
+      },
+      // A byte moved across the boundary between the first two members: the ciphertext as a whole is unchanged.
+      (s) => {
+        const [a, b] = shiftBoundary(s[0].sealed as string, s[1].sealed as string, 1);
+        s[0] = { ...s[0], sealed: a };
+        s[1] = { ...s[1], sealed: b };
+      },
+      // The last two members swapped with their positions.
+      (s) => {
+        const [b, c] = [s[1].sealed as string, s[2].sealed as string];
+        s[1] = { ...s[1], sealed: `2:1/3:${c.slice(c.indexOf(':', 2) + 1)}` };
+        s[2] = { ...s[2], sealed: `2:2/3:${b.slice(b.indexOf(':', 2) + 1)}` };
+      },
+      // A position edited out of shape.
+      (s) => {
+        s[2] = { ...s[2], sealed: (s[2].sealed as string).replace('2:2/3:', '2:x/3:') };
+      },
+    ];
+    for (const edit of edits) {
+      const stored = sealEventsData(key, STREAM, events) as Record<string, unknown>[];
+      edit(stored);
+      const data = readableEventsData(key, STREAM, asRead(events.map((e) => e.type), stored));
+      expect(data.slice(0, 3)).toEqual(erasedRun);
+      expect(data[3]).toEqual(truncation.data);
+    }
+  });
+
+  it('does not open a run under another stream or with other event types', () => {
+    const events = [token(1, 'a'), token(2, 'b')];
+    const { read } = sealed(events);
+    expect(readableEventsData(key, 'another-stream', read).map((d) => d.payload)).toEqual([{}, {}]);
+    const retyped = read.map((e) => ({ ...e, type: 'StateRowsObserved' }));
+    expect(readableEventsData(key, STREAM, retyped).map((d) => d.rows)).toEqual([[], []]);
+  });
+
+  it('refuses a read that holds part of a run, and says how far to reach to hold it whole', () => {
+    const events = [truncation, token(1, 'a'), token(2, 'b'), token(3, 'c'), token(4, 'd'), truncation];
+    const { read } = sealed(events);
+    expect(runEdges(read.slice(2, 4))).toEqual({ before: 1, after: 1 });
+    expect(runEdges(read.slice(1, 5))).toEqual({ before: 0, after: 0 });
+    expect(runEdges(read.slice(0, 2))).toEqual({ before: 0, after: 3 });
+    expect(() => readableEventsData(key, STREAM, read.slice(2))).toThrow(SealError);
+    expect(() => readableEventsData(key, STREAM, read.slice(0, 3))).toThrow(SealError);
+    // One member read alone, with the key, is a caller's mistake rather than erased content.
+    expect(() => readableEventData(key, STREAM, read[2].type, read[2].data, 1)).toThrow(SealError);
+  });
+
+  it('reads every member as erased without the key, even a run cut by the read', () => {
+    const events = [token(1, 'a'), token(2, 'b'), token(3, 'c')];
+    const { read } = sealed(events);
+    expect(readableEventsData(null, STREAM, read.slice(1)).map((d) => d.payload)).toEqual([{}, {}]);
+    expect(readableEventData(null, STREAM, read[1].type, read[1].data, 1)).toMatchObject({ payload: {}, seq: 2 });
+  });
+});
