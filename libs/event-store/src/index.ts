@@ -17,6 +17,7 @@ export {
   type DataKey,
   isSealed,
   isSealedSnapshotText,
+  MAX_RUN,
   openSnapshotText,
   openText,
   readableEventData,

@@ -117,6 +117,12 @@ export function sealEventData(key: Buffer, streamId: string, type: string, data:
  * member opens only with its whole run, which `runEdges` tells a reader how to fetch.
  */
 const RUN_PREFIX = '2:';
+/**
+ * Members of one run at most: a longer stretch of an append is sealed as several runs. A read of one event reads
+ * its whole run, so this bounds what a page of a stream reads beyond what it answers; spread over 256 events,
+ * the one cipher call costs a fraction of a microsecond each.
+ */
+export const MAX_RUN = 256;
 
 interface RunMember {
   readonly index: number;
@@ -156,7 +162,7 @@ export function sealEventsData(key: Buffer, streamId: string, events: readonly {
       continue;
     }
     let end = i + 1;
-    while (end < events.length && split[end].content !== null) end += 1;
+    while (end < events.length && end - i < MAX_RUN && split[end].content !== null) end += 1;
     if (end - i === 1) out[i] = { ...split[i].plain, [SEALED_FIELD]: sealContent(key, streamId, events[i].type, split[i].content as Data) };
     else sealRun(key, streamId, events, split, i, end, out);
     i = end;

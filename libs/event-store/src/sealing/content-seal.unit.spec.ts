@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readableEventData, readableEventsData, runEdges, runMemberOf, SealError, sealEventsData } from './content-seal.js';
+import { MAX_RUN, readableEventData, readableEventsData, runEdges, runMemberOf, SealError, sealEventsData } from './content-seal.js';
 
 const key = randomBytes(32);
 const STREAM = 'session-run-test';
@@ -40,6 +40,15 @@ describe('sealing an append as runs', () => {
     expect(JSON.stringify(stored)).not.toMatch(/Lunch|Hel|lo"|!/);
     expect(runMemberOf(stored[1])).toMatchObject({ index: 1, size: 3 });
     expect(runMemberOf(stored[4])).toBeNull();
+  });
+
+  it('seals a stretch longer than MAX_RUN as several runs, which read back as written', () => {
+    const events = Array.from({ length: 2 * MAX_RUN + 10 }, (_, i) => token(i + 1, `t${i}`));
+    const { stored, read } = sealed(events);
+    expect(stored.map((data) => runMemberOf(data)?.size)).toEqual([...Array(2 * MAX_RUN).fill(MAX_RUN), ...Array(10).fill(10)]);
+    expect(runMemberOf(stored[MAX_RUN])?.index).toBe(0);
+    expect(readableEventsData(key, STREAM, read)).toEqual(events.map((e) => e.data));
+    expect(runEdges(read.slice(MAX_RUN - 1, MAX_RUN + 1))).toEqual({ before: MAX_RUN - 1, after: MAX_RUN - 1 });
   });
 
   it('reads every event back as it was written, a run with one call', () => {
