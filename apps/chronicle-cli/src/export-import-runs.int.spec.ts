@@ -21,6 +21,8 @@ const dir = mkdtempSync(join(tmpdir(), 'chronicle-runs-'));
 const SESSION = 'long-run';
 const STREAM = toSessionStreamId(SESSION);
 const RUN = 620;
+/** Events of the second, short session. */
+const SHORT = 4;
 
 const exchange = (n: number): SessionEvent => ({
   type: 'MessagesRecorded',
@@ -46,6 +48,9 @@ beforeAll(async () => {
     await store.append(STREAM, [{ type: 'SessionStarted', data: { sessionId: SESSION, title: 'Long run', parentSessionId: null, createdAt: 1_700_000_000 } }], { expectedVersion: 0 });
     await store.append(STREAM, Array.from({ length: RUN }, (_, i) => exchange(i + 1)), { expectedVersion: 1 });
     await store.append(STREAM, [exchange(RUN + 1)], { expectedVersion: RUN + 1 });
+    // A second session, after the long one in an export: a start and one run.
+    const short = toSessionStreamId(`${SESSION}-short`);
+    await store.append(short, [{ type: 'SessionStarted', data: { sessionId: `${SESSION}-short`, title: 'Short', parentSessionId: null, createdAt: 1_700_000_000 } }, ...[1, 2, 3].map(exchange)], { expectedVersion: 0 });
   } finally {
     await keyring.close();
     await pool.end();
@@ -58,15 +63,16 @@ afterAll(async () => {
 describe('chronicle export / import of sealed runs across an import batch', () => {
   it('imports it with equal hashes, the audit passes, and the replay shows the content', async () => {
     const stored = await chain(source.url);
+    const full = Math.floor(RUN / MAX_RUN) * MAX_RUN;
     expect(stored.map((e) => /^2:(\d+)\/(\d+):/.exec(e.data.sealed)?.slice(1, 3).join('/')).slice(1, RUN + 1)).toEqual(
-      Array.from({ length: RUN }, (_, i) => `${i % MAX_RUN}/${i < 2 * MAX_RUN ? MAX_RUN : RUN - 2 * MAX_RUN}`),
+      Array.from({ length: RUN }, (_, i) => `${i % MAX_RUN}/${i < full ? MAX_RUN : RUN - full}`),
     );
     const exported = await runIn(source.url, ['export']);
     expect(exported.code).toBe(0);
     const file = join(dir, 'all.ndjson');
     writeFileSync(file, exported.stdout);
     const imported = await runIn(target.url, ['import', file]);
-    expect(imported).toMatchObject({ code: 0, stdout: `imported ${RUN + 2} event(s) of 1 stream(s); 0 already stored\n` });
+    expect(imported).toMatchObject({ code: 0, stdout: `imported ${RUN + 2 + SHORT} event(s) of 2 stream(s); 0 already stored\n` });
     expect(await chain(target.url)).toEqual(stored);
     const audit = await runIn(target.url, ['audit']);
     expect(audit.code).toBe(0);
@@ -77,13 +83,30 @@ describe('chronicle export / import of sealed runs across an import batch', () =
     expect(replay.stdout).toContain(`question ${RUN + 1}`);
   }, 60_000);
 
-  it('refuses a file cut inside the run, naming the stream, and writes nothing of it', async () => {
-    const exported = await runIn(source.url, ['export']);
+  it('refuses, before writing anything, a file one of whose streams is cut inside a run', async () => {
+    const lines = (await runIn(source.url, ['export'])).stdout.trim().split('\n');
+    // The other session whole first, then the long one cut inside its second run.
     const cut = join(dir, 'cut.ndjson');
-    writeFileSync(cut, exported.stdout.split('\n').slice(0, 300).join('\n'));
+    writeFileSync(cut, [...lines.slice(-SHORT), ...lines.slice(0, 100)].join('\n'));
     const imported = await runIn(spare.url, ['import', cut]);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toContain(`stream ${STREAM} ends inside a sealed run at version 300`);
+    expect(imported.stderr).toContain(`stream ${STREAM} version 100: the file ends inside the sealed run that began at version 66 (member 35 of ${MAX_RUN} missing)`);
+    expect(imported.stderr).toContain('nothing was imported');
     expect(await chain(spare.url)).toEqual([]);
+    // A member missing inside the file: refused at it.
+    const holed = join(dir, 'holed.ndjson');
+    writeFileSync(holed, [...lines.slice(0, 10), ...lines.slice(11, 70)].join('\n'));
+    expect((await runIn(spare.url, ['import', holed])).stderr).toContain(`stream ${STREAM} version 12: expected version 11`);
+  }, 60_000);
+
+  it('imports a file whose streams interleave inside a run, every run whole', async () => {
+    const lines = (await runIn(source.url, ['export'])).stdout.trim().split('\n');
+    // The long session up to the middle of its first run, the other one whole, then the rest of the long one.
+    const file = join(dir, 'interleaved.ndjson');
+    writeFileSync(file, [...lines.slice(0, 30), ...lines.slice(-SHORT), ...lines.slice(30, -SHORT)].join('\n'));
+    const imported = await runIn(spare.url, ['import', file]);
+    expect(imported).toMatchObject({ code: 0, stdout: `imported ${RUN + 2 + SHORT} event(s) of 2 stream(s); 0 already stored\n` });
+    expect(await chain(spare.url)).toEqual(await chain(source.url));
+    expect((await runIn(spare.url, ['audit'])).code).toBe(0);
   }, 60_000);
 });

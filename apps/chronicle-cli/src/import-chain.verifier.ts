@@ -1,4 +1,4 @@
-import { chainHash, type EventStore } from '#event-store';
+import { chainHash, type EventStore, runMemberOf } from '#event-store';
 import type { ImportEvent } from './ndjson.reader.js';
 
 /** What the import will do with one stream of the file. */
@@ -11,6 +11,8 @@ export interface StreamPlan {
   readonly storedVersion: number;
   readonly storedHash: string;
   broken: boolean;
+  /** The sealed run the file is inside of for this stream: the member expected next, of how many, begun where. */
+  run: { next: number; size: number; from: number } | null;
 }
 
 export interface Verification {
@@ -52,7 +54,7 @@ export async function verifyChains(
     if (!plan) {
       const head = await store.head(event.streamId);
       const storedVersion = head?.version ?? 0;
-      plan = { streamId: event.streamId, firstVersion: event.version, lastVersion: event.version - 1, lastHash: '', storedVersion, storedHash: head?.lastHash ?? '', broken: false };
+      plan = { streamId: event.streamId, firstVersion: event.version, lastVersion: event.version - 1, lastHash: '', storedVersion, storedHash: head?.lastHash ?? '', broken: false, run: null };
       plans.set(event.streamId, plan);
       if (event.version > storedVersion + 1) {
         refuse(plan, `${event.version}: the file continues the stream from version ${event.version} but the database holds only ${storedVersion} event(s) of it (line ${event.line})`);
@@ -70,6 +72,11 @@ export async function verifyChains(
       refuse(plan, `${event.version}: hash does not follow the chain (line ${event.line}: recomputed ${recomputed}, file has ${event.hash}) - the event was edited or the file is corrupt`);
       continue;
     }
+    const runProblem = followRun(plan, event);
+    if (runProblem !== null) {
+      refuse(plan, `${event.version}: ${runProblem} (line ${event.line})`);
+      continue;
+    }
     plan.lastVersion = event.version;
     plan.lastHash = event.hash;
     if (event.version === plan.storedVersion && event.hash !== plan.storedHash) {
@@ -79,6 +86,12 @@ export async function verifyChains(
   let toAppend = 0;
   for (const plan of plans.values()) {
     if (plan.broken) continue;
+    // A run opens whole: a file that ends inside one could append its first members only, whose content no one
+    // could read. (Where the database already holds the rest, nothing of the stream is appended.)
+    if (plan.run !== null && plan.lastVersion > plan.storedVersion) {
+      refuse(plan, `${plan.lastVersion}: the file ends inside the sealed run that began at version ${plan.run.from} (member ${plan.run.next} of ${plan.run.size} missing); export whole streams`);
+      continue;
+    }
     if (plan.lastVersion < plan.storedVersion) {
       const stored = await hashAt(store, plan.streamId, plan.lastVersion);
       if (stored !== plan.lastHash) refuse(plan, `${plan.lastVersion}: conflicts with the stored event (stored hash ${stored}, file has ${plan.lastHash})`);
@@ -88,4 +101,25 @@ export async function verifyChains(
   const broken = [...plans.values()].filter((p) => p.broken).length;
   if (broken > problems.length) problems.push(`... and ${broken - problems.length} more stream(s)`);
   return { plans, problems, events: count, toAppend };
+}
+
+/**
+ * Follows the stream's sealed runs (content-seal.ts) through the file: each run's members in order, none missing.
+ * A file that begins inside a run (a continuation) is accepted where the run's first members are stored. Answers
+ * the problem, or null.
+ */
+function followRun(plan: StreamPlan, event: ImportEvent): string | null {
+  const member = runMemberOf(event.data);
+  const open = plan.run;
+  if (open !== null && (member === null || member.index !== open.next || member.size !== open.size)) {
+    return `breaks the sealed run that began at version ${open.from} (member ${open.next} of ${open.size} expected)`;
+  }
+  if (open === null && member !== null && member.index !== 0) {
+    const from = event.version - member.index;
+    const continued = event.version === plan.firstVersion && from >= 1 && event.version - 1 <= plan.storedVersion;
+    if (!continued) return `is member ${member.index} of a sealed run whose first members the file and the database lack`;
+  }
+  if (member === null || member.index === member.size - 1) plan.run = null;
+  else plan.run = { next: member.index + 1, size: member.size, from: event.version - member.index };
+  return null;
 }

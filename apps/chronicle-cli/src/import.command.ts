@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConcurrencyError, readableEventsData, runEdges, SealError, SessionErasedError, storedSchemaOf } from '#event-store';
+import { ConcurrencyError, readableEventsData, runEdges, runMemberOf, SessionErasedError, storedSchemaOf } from '#event-store';
 import { SessionIndexProjector } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
@@ -58,8 +58,18 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
   const writer = new SessionWriter(db.storedForms, db.views);
   const keys = new Map<string, Buffer>();
   let batch: ImportEvent[] = [];
+  /** A stream's sealed run begun in the file before another stream's lines: held until its stream goes on. */
+  const held = new Map<string, ImportEvent[]>();
   const flush = async () => {
     if (batch.length === 0) return;
+    // A batch that ends inside a run (the file goes on with another stream) holds the run back: a run opens whole.
+    const open = runMemberOf(batch[batch.length - 1].data);
+    if (open !== null && open.index < open.size - 1) {
+      const from = Math.max(0, batch.length - (open.index + 1));
+      held.set(batch[0].streamId, batch.slice(from));
+      batch = batch.slice(0, from);
+      if (batch.length === 0) return;
+    }
     const { streamId } = batch[0];
     const last = batch[batch.length - 1];
     try {
@@ -71,7 +81,6 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
         throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} version ${last.version} was stored with hash ${result.lastHash}, the file has ${last.hash}`);
       }
     } catch (error) {
-      if (error instanceof SealError) throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} ends inside a sealed run at version ${last.version}: the file is cut there`);
       if (!(error instanceof ConcurrencyError)) throw error;
       throw new CliError(EXIT.mismatch, `chronicle: stream ${streamId} was written to during the import (${error.message}); run the import again, it skips what is stored`);
     }
@@ -83,9 +92,15 @@ export async function importCommand(db: CliDatabase, io: CliIo, options: { file:
     if (event.version <= (verification.plans.get(event.streamId)?.storedVersion ?? 0)) continue;
     // A batch ends between streams, or past BATCH events where no sealed run goes on (a run opens whole).
     if (batch.length > 0 && (batch[0].streamId !== event.streamId || (batch.length >= BATCH && runEdges(batch.slice(-1)).after === 0))) await flush();
+    if (batch.length === 0) {
+      batch = held.get(event.streamId) ?? [];
+      held.delete(event.streamId);
+    }
     batch.push(event);
   }
   await flush();
+  // The verification refused a file that ends inside a run: nothing can be left held.
+  if (held.size > 0) throw new Error(`import: a sealed run of ${[...held.keys()].join(', ')} left open after the file`);
   importing.done();
   if (importing.count > 0) await new SessionIndexProjector(db.pool, db.store, db.views, { keys: db.keyring }).catchUp();
   const skipped = verification.events - importing.count;

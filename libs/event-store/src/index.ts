@@ -23,6 +23,7 @@ export {
   readableEventData,
   readableEventsData,
   runEdges,
+  runMemberOf,
   SealError,
   SEALED_FIELD,
   sealEventData,

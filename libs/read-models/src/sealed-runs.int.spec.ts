@@ -4,6 +4,7 @@ import type { EventStore, SessionKeyring } from '#event-store';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { testKeyring } from '../../../test/support/master-key.js';
 import { auditAll } from './audit/store/audit-all.js';
+import { auditSession } from './audit/session-audit.js';
 import { exchange, newViews, newWriter, startedEvent } from './audit/audit.fixtures.js';
 import { createSessionEventStore } from './session-event-store.js';
 
@@ -84,5 +85,28 @@ describe('sealed runs in the store', () => {
     // Read through the store, the edited run reads as erased content, whole; the events around it as written.
     const events = await store.readStream(STREAM, { from: 3, to: 7 });
     expect(events.map((e) => (e.data as { rows: unknown[] }).rows.length)).toEqual([0, 0, 0, 0, 2]);
+  });
+
+  it('reads a position edited to claim members the stream lacks as erased, and the audits report the break', async () => {
+    // runs-2: the start and two exchanges, one run of 3. Its last member now claims a run of 5, its first that
+    // it is a later member: each read reaches for what the positions say, finds nothing, and reads them as erased.
+    const other = toSessionStreamId('runs-2');
+    const relabel = async (version: number, position: string) => {
+      const { rows } = await pool.query<{ sealed: string }>(`SELECT data->>'sealed' AS sealed FROM events WHERE stream_id = $1 AND version = $2`, [other, version]);
+      const edited = position + rows[0].sealed.slice(rows[0].sealed.indexOf(':', 2) + 1);
+      await pool.query(`UPDATE events SET data = jsonb_set(data::jsonb, '{sealed}', to_jsonb($3::text))::json WHERE stream_id = $1 AND version = $2`, [other, version, edited]);
+    };
+    await relabel(3, '2:2/5:');
+    await relabel(1, '2:1/3:');
+    const events = await store.readStream(other);
+    expect(events.map((e) => e.version)).toEqual([1, 2, 3]);
+    expect((events[0].data as { title: string | null }).title).toBeNull();
+    expect(events.slice(1).map((e) => (e.data as { rows: unknown[] }).rows)).toEqual([[], []]);
+    const page = await store.readAll({ limit: 1_000 });
+    expect(page.events.filter((e) => e.streamId === other)).toHaveLength(3);
+    const views = newViews(store, pool);
+    expect((await auditSession({ pool, store, views }, 'runs-2')).chain).toEqual({ ok: false, firstBrokenVersion: 1 });
+    const report = await auditAll({ pool, keyring }, { workers: 0, batchEvents: 2 });
+    expect(report.mismatches.find((m) => m.sessionId === 'runs-2')?.chain).toEqual({ ok: false, firstBrokenVersion: 1 });
   });
 });

@@ -3,11 +3,12 @@ import { DROPPED_CONTENT, erasedContentOf, isDroppedContent, joinContent, splitC
 import { UnstorableTextError, unstorable } from '../storable-text.js';
 
 /**
- * An event's content sealed with its session's data key: AES-256-GCM, a fresh 96-bit IV per event, the stream
+ * An event's content sealed with its session's data key: AES-256-GCM, a fresh 96-bit IV per seal, the stream
  * id and event type as additional data (a sealed content moved to another session or event does not open).
- * The stored data is the event's plain fields plus `sealed: "1:" + base64(iv ‖ tag ‖ ciphertext)`, the
- * ciphertext being the JSON of its content fields (`splitContent`). The chain hashes that stored form, so it
- * verifies with or without the key.
+ * The stored data is the event's plain fields plus `sealed`: for an event sealed alone `"1:" + base64(iv ‖ tag
+ * ‖ ciphertext)`, the ciphertext being the JSON of its content fields (`splitContent`); for a member of a run
+ * (consecutive events with content of one append, sealed with one call) its segment of the run's ciphertext
+ * (`sealEventsData`). The chain hashes that stored form, so it verifies with or without the key.
  */
 export const SEALED_FIELD = 'sealed';
 const PREFIX = '1:';
@@ -119,10 +120,10 @@ export function sealEventData(key: Buffer, streamId: string, type: string, data:
 const RUN_PREFIX = '2:';
 /**
  * Members of one run at most: a longer stretch of an append is sealed as several runs. A read of one event reads
- * its whole run, so this bounds what a page of a stream reads beyond what it answers; spread over 256 events,
- * the one cipher call costs a fraction of a microsecond each.
+ * its whole run, so this bounds what a page of a stream (down to one event) reads beyond what it answers;
+ * spread over 64 events, the one cipher call costs a fraction of a microsecond each.
  */
-export const MAX_RUN = 256;
+export const MAX_RUN = 64;
 
 interface RunMember {
   readonly index: number;
@@ -131,18 +132,22 @@ interface RunMember {
   readonly at: number;
 }
 
+/** `2:<index>/<size>:` as `sealEventsData` writes it: decimal, no leading zero, at most 9 digits. */
+const POSITION = /^2:(0|[1-9][0-9]{0,8})\/([1-9][0-9]{0,8}):/;
+
 /** The run position a stored event's data names, when it is a member of a run (null otherwise, or when edited). */
 export function runMemberOf(data: unknown): RunMember | null {
   if (!isSealed(data)) return null;
   const sealed = data[SEALED_FIELD];
   if (!sealed.startsWith(RUN_PREFIX)) return null;
-  const slash = sealed.indexOf('/', 2);
-  const colon = sealed.indexOf(':', slash + 1);
-  const index = Number(sealed.slice(2, slash));
-  const size = Number(sealed.slice(slash + 1, colon));
+  const position = POSITION.exec(sealed);
   // An edited position is no member: it does not open, and reads as erased like any edited ciphertext.
-  if (slash < 0 || colon < 0 || !Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
-  return { index, size, at: colon + 1 };
+  if (position === null) return null;
+  const index = Number(position[1]);
+  const size = Number(position[2]);
+  // A run this code never writes (past MAX_RUN) is an edit too; so a read never reaches further than MAX_RUN.
+  if (index >= size || size > MAX_RUN) return null;
+  return { index, size, at: position[0].length };
 }
 
 const runAadOf = (streamId: string, types: readonly string[], lengths: readonly number[]): Buffer =>
@@ -240,13 +245,17 @@ export function runEdges(events: readonly { readonly data: unknown }[]): { reado
 
 /**
  * The readable data of consecutive stored events of one stream (`readableEventData` for each), opening each run
- * with one call. Every run a member of which is given must be whole in `events` (`runEdges`); with no key, run
- * members read as erased like any sealed event.
+ * with one call. Every run a member of which is given must be whole in `events` (`runEdges`): a run cut at
+ * either end throws `SealError`, unless `cut` is `erased` — a caller that already read as far as `runEdges`
+ * said, and found no more (an edited position claims members the stream does not hold) —, which reads it as
+ * erased. A run broken inside `events` (an edited table) reads as erased. With no key, run members read as
+ * erased like any sealed event.
  */
 export function readableEventsData(
   key: Buffer | null,
   streamId: string,
   events: readonly { readonly type: string; readonly data: unknown; readonly schema: number }[],
+  options: { readonly cut?: 'throw' | 'erased' } = {},
 ): Data[] {
   const out = new Array<Data>(events.length);
   for (let i = 0; i < events.length; ) {
@@ -267,7 +276,7 @@ export function readableEventsData(
     // run broken inside the read (an edited table) reads as erased, and its chain breaks there.
     const cutAtStart = i === 0 && member.index !== 0;
     const cutAtEnd = members.length > 0 && members.length < member.size && i + members.length === events.length;
-    if (cutAtStart || cutAtEnd) throw new SealError(`a read of ${streamId} holding part of a sealed run`);
+    if ((cutAtStart || cutAtEnd) && options.cut !== 'erased') throw new SealError(`a read of ${streamId} holding part of a sealed run`);
     const contents = members.length === member.size ? openRun(key as Buffer, streamId, members) : null;
     const count = Math.max(members.length, 1);
     for (let m = 0; m < count; m += 1) {

@@ -115,6 +115,22 @@ describe('sealing an append as runs', () => {
     expect(() => readableEventData(key, STREAM, read[2].type, read[2].data, 1)).toThrow(SealError);
   });
 
+  it('takes a position only as sealEventsData writes it: anything else is an edit, no member', () => {
+    const body = 'AAAA';
+    for (const position of ['2:/3:', '2:01/3:', '2:1e0/3:', '2:0x1/3:', '2:3/3:', '2:-1/3:', '2:0/0:', `2:0/${MAX_RUN + 1}:`, '2:0/3']) {
+      expect(runMemberOf({ sealed: position + body })).toBeNull();
+    }
+    expect(runMemberOf({ sealed: `2:${MAX_RUN - 1}/${MAX_RUN}:${body}` })).toEqual({ index: MAX_RUN - 1, size: MAX_RUN, at: `2:${MAX_RUN - 1}/${MAX_RUN}:`.length });
+  });
+
+  it('reads a run still cut after the caller reached as far as its positions say as erased, when asked to', () => {
+    const events = [token(1, 'a'), token(2, 'b'), token(3, 'c'), truncation];
+    const { read } = sealed(events);
+    const cut = read.slice(1);
+    expect(readableEventsData(key, STREAM, cut, { cut: 'erased' }).map((d) => d.payload)).toEqual([{}, {}, undefined]);
+    expect(readableEventsData(key, STREAM, read.slice(0, 2), { cut: 'erased' }).map((d) => d.payload)).toEqual([{}, {}]);
+  });
+
   it('reads every member as erased without the key, even a run cut by the read', () => {
     const events = [token(1, 'a'), token(2, 'b'), token(3, 'c')];
     const { read } = sealed(events);

@@ -49,7 +49,8 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
     const last = events[events.length - 1].version;
     const [ahead, past] = await Promise.all([before > 0 ? read(first - before, first - 1) : [], after > 0 ? read(last + 1, last + after) : []]);
     const whole = ahead.length + past.length === 0 ? events : [...ahead, ...events, ...past];
-    const data = readableEventsData(key, streamId, whole.map((event) => ({ type: event.type, data: event.data, schema: schemaOf(event) })));
+    // Read as far as the runs' positions say: a run still cut (an edited position) reads as erased.
+    const data = readableEventsData(key, streamId, whole.map((event) => ({ type: event.type, data: event.data, schema: schemaOf(event) })), { cut: 'erased' });
     return events.map((event, i) => ({ event, data: data[ahead.length + i] }));
   };
   // A replica that reads a stream's SessionErased drops the key it holds (the writer's replica destroyed it).
@@ -82,7 +83,9 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
       const page = await store.readAll(options);
       if (page.events.length === 0) return page;
       const keys = keyring === null ? new Map<string, { key: Buffer }>() : await keyring.keysFor(page.events.map((event) => event.streamId));
-      // A page holds each stream's events in version order, consecutively (a page may cut a run at either end).
+      // A page interleaves its origins (on Citus, a stream moved with its shard has events of two), so it may hold
+      // a stream's events out of version order, with gaps, and cut a run at either end: each stream's events are
+      // opened in spans of consecutive versions, each span's runs made whole.
       const byStream = new Map<string, StoredEvent[]>();
       for (const event of page.events) {
         const list = byStream.get(event.streamId);
@@ -90,8 +93,21 @@ export function sealEventStore<Store extends EventStore>(store: Store, keyring: 
         else list.push(event);
       }
       const opened = new Map<StoredEvent, ReadableStoredEvent>();
+      const spans: { streamId: string; events: StoredEvent[] }[] = [];
+      for (const [streamId, events] of byStream) {
+        events.sort((a, b) => a.version - b.version);
+        let span: StoredEvent[] = [];
+        for (const event of events) {
+          if (span.length > 0 && event.version !== span[span.length - 1].version + 1) {
+            spans.push({ streamId, events: span });
+            span = [];
+          }
+          span.push(event);
+        }
+        spans.push({ streamId, events: span });
+      }
       await Promise.all(
-        [...byStream].map(async ([streamId, events]) => {
+        spans.map(async ({ streamId, events }) => {
           const read = (from: number, to: number) => store.readStream(streamId, { from, to });
           for (const one of await openStream(keys.get(streamId)?.key ?? null, streamId, events, schemaOfStored, read)) opened.set(one.event, readable(one));
         }),
