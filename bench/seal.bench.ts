@@ -6,7 +6,7 @@ import { runAsScript } from './run-as-script.js';
  * What sealing costs per call, apart from everything else (`npm run bench:seal`): the landed `sealText` and
  * `openText` (AES-256-GCM from node:crypto, IVs from a pool) on a journal token's content, and for reference a
  * seal that draws each IV with `randomBytes(12)` (what the pool replaced); then a 100-event append of journal
- * tokens sealed one event at a time against as one run (`sealEventsData`), and read back (`readableEventsData`),
+ * tokens sealed one event at a time against as runs (`sealEventsData`, 64 + 36), and read back (`readableEventsData`),
  * per event. Median of 5 rounds of 100,000 calls (1,000 appends of 100 events).
  */
 const STREAM = 'session-bench';
@@ -43,9 +43,9 @@ export function runSealBench(rounds = 5, calls = 100_000): Record<string, number
   // A shape's call handles 100 events: timed at a hundredth of the calls, reported per event.
   const perEvent: Record<string, () => unknown> = {
     'append of 100, each event alone': () => append.map((event) => sealEventData(key, STREAM, TYPE, event.data)),
-    'append of 100, one run': () => sealEventsData(key, STREAM, append),
+    'append of 100, as runs': () => sealEventsData(key, STREAM, append),
     'read of 100, each event alone': () => readableEventsData(key, STREAM, eachAlone),
-    'read of 100, one run': () => readableEventsData(key, STREAM, asRun),
+    'read of 100, as runs': () => readableEventsData(key, STREAM, asRun),
   };
   const runs = new Map<string, number[]>();
   for (let round = 0; round < rounds; round += 1) {
