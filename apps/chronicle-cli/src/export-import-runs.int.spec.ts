@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type SessionEvent, toSessionStreamId } from '#domain';
-import { MAX_RUN, queryAcrossSessions } from '#event-store';
+import { chainHash, MAX_RUN, queryAcrossSessions } from '#event-store';
 import { createSessionEventStore } from '#read-models';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { testKeyring } from '../../../test/support/master-key.js';
@@ -93,10 +93,17 @@ describe('chronicle export / import of sealed runs across an import batch', () =
     expect(imported.stderr).toContain(`stream ${STREAM} version 100: the file ends inside the sealed run that began at version 66 (member 35 of ${MAX_RUN} missing)`);
     expect(imported.stderr).toContain('nothing was imported');
     expect(await chain(spare.url)).toEqual([]);
-    // A member missing inside the file: refused at it.
-    const holed = join(dir, 'holed.ndjson');
-    writeFileSync(holed, [...lines.slice(0, 10), ...lines.slice(11, 70)].join('\n'));
-    expect((await runIn(spare.url, ['import', holed])).stderr).toContain(`stream ${STREAM} version 12: expected version 11`);
+    // A member out of place, its chain hashed again over the edit (the chain alone would not catch it): refused at it.
+    const events = lines.slice(0, 70).map((line) => JSON.parse(line) as { version: number; type: string; data: { sealed: string }; hash: string });
+    expect(events[11].data.sealed).toMatch(/^2:10\//);
+    events[11].data.sealed = events[11].data.sealed.replace(/^2:10\//, '2:11/');
+    for (let i = 11; i < events.length; i += 1) events[i].hash = chainHash(events[i - 1].hash, events[i].version, events[i].type, events[i].data);
+    const moved = join(dir, 'moved.ndjson');
+    writeFileSync(moved, events.map((event) => JSON.stringify(event)).join('\n'));
+    const refused = await runIn(spare.url, ['import', moved]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`stream ${STREAM} version 12: breaks the sealed run that began at version 2 (member 10 of ${MAX_RUN} expected)`);
+    expect(await chain(spare.url)).toEqual([]);
   }, 60_000);
 
   it('imports a file whose streams interleave inside a run, every run whole', async () => {

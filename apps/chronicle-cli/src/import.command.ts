@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ConcurrencyError, readableEventsData, runEdges, runMemberOf, SessionErasedError, storedSchemaOf } from '#event-store';
+import { ConcurrencyError, type ReadableStoredEvent, readableEventsData, runEdges, runMemberOf, SessionErasedError, storedSchemaOf } from '#event-store';
 import { SessionIndexProjector } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo, writeLine } from './cli-io.js';
@@ -122,7 +122,9 @@ async function readableBatch<E extends { readonly type: string; readonly data: u
   const stored = events.map((e) => ({ type: e.type, data: e.data, schema: storedSchemaOf(e.metadata) }));
   const { before } = key === null ? { before: 0 } : runEdges(stored);
   const ahead = before === 0 ? [] : await db.storedForms.readStream(streamId, { from: firstVersion - before, to: firstVersion - 1 });
-  const data = readableEventsData(key, streamId, [...ahead.map((e) => ({ type: e.type, data: e.data, schema: storedSchemaOf(e.metadata) })), ...stored]);
+  // The stored forms as the table holds them (`storedData`: this store reads with no key, so `data` is opened).
+  const aheadStored = ahead.map((e) => ({ type: e.type, data: (e as ReadableStoredEvent).storedData ?? e.data, schema: storedSchemaOf(e.metadata) }));
+  const data = readableEventsData(key, streamId, [...aheadStored, ...stored]);
   return events.map((e, i) => ({ ...e, data: data[ahead.length + i] }));
 }
 
