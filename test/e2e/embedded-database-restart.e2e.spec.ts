@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '#platform';
-import { bearer, KEYS, TEST_KEYS_SPEC } from '../support/app.js';
-import { type ServiceMain, startServiceMain } from '../support/service-main.js';
+import { bearer, KEYS } from '../support/app.js';
+import { type ServiceMain, startEmbeddedServiceMain } from '../support/service-main.js';
 import { pollUntil } from '../support/poll.js';
 
 // Issue 11 item 7: an embedded PostgreSQL that dies turns ready false and is restarted. The built service
@@ -17,14 +17,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'chronicle-embedded-'));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  main = startServiceMain({
-    CHRONICLE_DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
-    LOG_LEVEL: 'info',
-    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
-  });
+  main = startEmbeddedServiceMain(dataDir, port);
   await until(async () => (await readyStatus()) === 200, 45_000, 'the service to be ready');
 }, 60_000);
 

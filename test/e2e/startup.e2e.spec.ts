@@ -7,7 +7,7 @@ import { freePort } from '#platform';
 import { KEYS, TEST_KEYS_SPEC } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { pollUntil } from '../support/poll.js';
-import { startServiceMain } from '../support/service-main.js';
+import { startEmbeddedServiceMain, startServiceMain } from '../support/service-main.js';
 
 // Issue 11 item 7, at the process level: the built service's start, as an operator sees it.
 let scratch: string;
@@ -109,15 +109,6 @@ describe('a DATABASE_URL that is not reachable yet at start', () => {
 });
 
 describe('SIGTERM with the embedded database, under writes', () => {
-  const start = (dataDir: string, port: number) =>
-    startServiceMain({
-      CHRONICLE_DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
-      LOG_LEVEL: 'info',
-      CHRONICLE_RECOVERY_INTERVAL_MS: '0',
-    });
   const headers = { authorization: `Bearer ${KEYS.admin}`, 'content-type': 'application/json' };
   const ready = async (base: string) =>
     pollUntil('ready 200 on the embedded database', () => fetch(`${base}/health/ready`).then((r) => r.status, () => 0), (status) => status === 200, {
@@ -130,7 +121,7 @@ describe('SIGTERM with the embedded database, under writes', () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    const main = start(dataDir, port);
+    const main = startEmbeddedServiceMain(dataDir, port);
     const writers = 6;
     /** Per writer, the stream version its last acknowledged write answered. */
     const acknowledged = new Array<number>(writers).fill(0);
@@ -174,7 +165,7 @@ describe('SIGTERM with the embedded database, under writes', () => {
     } finally {
       if (main.child.exitCode === null) main.child.kill('SIGKILL');
     }
-    const again = start(dataDir, port);
+    const again = startEmbeddedServiceMain(dataDir, port);
     try {
       await ready(base);
       for (let w = 0; w < writers; w += 1) {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { TEST_KEYS_SPEC } from './app.js';
 
 /** The built service (global setup builds dist/ for its `npm run migrate`). */
 const MAIN = join(process.cwd(), 'dist/apps/session-api/src/main.js');
@@ -34,3 +35,17 @@ export function startServiceMain(env: Record<string, string>): ServiceMain {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, lines, stdout: () => stdout, stderr: () => stderr, exited };
 }
+
+/**
+ * The built service as `npm start` runs it: its own embedded PostgreSQL in `dataDir`, on 127.0.0.1:`port`, with
+ * the test keys (`KEYS`) and no recovery ticks.
+ */
+export const startEmbeddedServiceMain = (dataDir: string, port: number): ServiceMain =>
+  startServiceMain({
+    CHRONICLE_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CHRONICLE_API_KEYS: TEST_KEYS_SPEC,
+    LOG_LEVEL: 'info',
+    CHRONICLE_RECOVERY_INTERVAL_MS: '0',
+  });
