@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MAX_RUN, readableEventData, readableEventsData, runEdges, runMemberOf, SealError, sealEventsData } from './content-seal.js';
+import { MAX_RUN, openSnapshotText, readableEventData, readableEventsData, runEdges, runMemberOf, SealError, sealEventsData, sealSnapshotText } from './content-seal.js';
 
 const key = randomBytes(32);
 const STREAM = 'session-run-test';
@@ -117,7 +117,8 @@ describe('sealing an append as runs', () => {
 
   it('takes a position only as sealEventsData writes it: anything else is an edit, no member', () => {
     const body = 'AAAA';
-    for (const position of ['2:/3:', '2:01/3:', '2:1e0/3:', '2:0x1/3:', '2:3/3:', '2:-1/3:', '2:0/0:', `2:0/${MAX_RUN + 1}:`, '2:0/3']) {
+    const tooLong = ['2:0000000001/3:', '2:1/1234567890:', '2:1234567890/3:'];
+    for (const position of ['2:/3:', '2:01/3:', '2:1e0/3:', '2:0x1/3:', '2:3/3:', '2:-1/3:', '2:0/0:', `2:0/${MAX_RUN + 1}:`, '2:0/3', '2:1/03:', '2:1/3x', '2:1/:', ...tooLong]) {
       expect(runMemberOf({ sealed: position + body })).toBeNull();
     }
     expect(runMemberOf({ sealed: `2:${MAX_RUN - 1}/${MAX_RUN}:${body}` })).toEqual({ index: MAX_RUN - 1, size: MAX_RUN, at: `2:${MAX_RUN - 1}/${MAX_RUN}:`.length });
@@ -136,5 +137,48 @@ describe('sealing an append as runs', () => {
     const { read } = sealed(events);
     expect(readableEventsData(null, STREAM, read.slice(1)).map((d) => d.payload)).toEqual([{}, {}]);
     expect(readableEventData(null, STREAM, read[1].type, read[1].data, 1)).toMatchObject({ payload: {}, seq: 2 });
+  });
+
+  it('reads a run whose member is not whole base64 as erased', () => {
+    const events = [token(1, 'a'), token(2, 'bb'), truncation];
+    for (const edit of [(text: string) => text.slice(0, -1), (text: string) => `${text}A`, (text: string) => text.replace(/.$/, '!')]) {
+      const stored = sealEventsData(key, STREAM, events) as Record<string, unknown>[];
+      stored[1] = { ...stored[1], sealed: edit(stored[1].sealed as string) };
+      const data = readableEventsData(key, STREAM, asRead(events.map((e) => e.type), stored));
+      expect(data.map((d) => d.payload)).toEqual([{}, {}, undefined]);
+      expect(data[2]).toEqual(truncation.data);
+    }
+  });
+
+  it('keeps each field of the stored form where a reader finds it, even one named __proto__', () => {
+    const [first, second] = sealEventsData(key, STREAM, [token(1, 'x'), token(2, 'y')]);
+    // A stored form (parsed from its table as any reader parses it) with an own field named __proto__.
+    const odd = JSON.parse(JSON.stringify(first).replace('{', '{"__proto__":{"polluted":true},')) as Record<string, unknown>;
+    const [data] = readableEventsData(key, STREAM, asRead(['JournalEventRecorded', 'JournalEventRecorded'], [odd, second]));
+    expect(Object.keys(data)).toEqual(['__proto__', 'runId', 'seq', 'kind', 'payload']);
+    expect(data.payload).toEqual({ text: 'x' });
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect((data as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+});
+
+describe('sealed snapshot texts', () => {
+  const state = JSON.stringify({ version: 7, title: 'Lunch plans with Ada "and" Bob \\ ✓' });
+
+  it('opens a snapshot as written, and as another JSON writer could have written it', () => {
+    const stored = sealSnapshotText(key, STREAM, state);
+    expect(openSnapshotText(key, STREAM, stored)).toBe(state);
+    // The same JSON value written with a space, and with a character escaped: read by parsing it.
+    for (const other of [stored.replace('":"', '": "'), stored.replace('":"1:', '":"\\u0031:')]) {
+      expect(other).not.toBe(stored);
+      expect(openSnapshotText(key, STREAM, other)).toBe(state);
+    }
+  });
+
+  it('reads a plain snapshot as it is, and a sealed one without the key or under another stream as none', () => {
+    expect(openSnapshotText(key, STREAM, state)).toBe(state);
+    const stored = sealSnapshotText(key, STREAM, state);
+    expect(openSnapshotText(null, STREAM, stored)).toBeNull();
+    expect(() => openSnapshotText(key, 'another-stream', stored)).toThrow();
   });
 });
