@@ -117,10 +117,15 @@ export class SealError extends Error {
 
 /** An event's data as stored: its content sealed when it has any (an event without content is stored as it is). */
 export function sealEventData(key: Buffer, streamId: string, type: string, data: Data): Data {
-  const { plain, content } = splitContent(type, data);
-  if (content === null) return data;
-  return { ...plain, [SEALED_FIELD]: sealContent(key, streamId, type, content) };
+  const split = splitContent(type, data);
+  return split.content === null ? data : sealedAlone(key, streamId, type, split as { plain: Data; content: Data });
 }
+
+/** The stored form of an event with content sealed alone: its plain fields and `sealed`, `"1:" + …`. */
+const sealedAlone = (key: Buffer, streamId: string, type: string, split: { readonly plain: Data; readonly content: Data }): Data => ({
+  ...split.plain,
+  [SEALED_FIELD]: sealContent(key, streamId, type, split.content),
+});
 
 /**
  * A run: consecutive events of one append that all carry content, sealed together with one AES-256-GCM call.
@@ -214,7 +219,7 @@ export function sealEventsData(key: Buffer, streamId: string, events: readonly {
     }
     let end = i + 1;
     while (end < events.length && end - i < MAX_RUN && split[end].content !== null) end += 1;
-    if (end - i === 1) out[i] = { ...split[i].plain, [SEALED_FIELD]: sealContent(key, streamId, events[i].type, split[i].content as Data) };
+    if (end - i === 1) out[i] = sealedAlone(key, streamId, events[i].type, split[i] as { plain: Data; content: Data });
     else sealRun(key, streamId, events, split, i, end, out);
     i = end;
   }
