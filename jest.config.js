@@ -69,6 +69,9 @@ export const CITUS_SUITES = [
   // sealed runs: reads that start or end inside one (a page of the log across shards), the audit, an import
   'libs/read-models/src/sealed-runs.int.spec.ts',
   'apps/chronicle-cli/src/export-import-runs.int.spec.ts',
+  // the frozen fixtures (test/fixtures/compat*): old logs, plain and sealed, imported and read back on a cluster
+  'test/e2e/compat-fixture.e2e.spec.ts',
+  'test/e2e/compat-sealed-fixture.e2e.spec.ts',
 ];
 
 export default {
