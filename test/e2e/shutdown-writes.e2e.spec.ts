@@ -6,7 +6,8 @@ import { pollUntil } from '../support/poll.js';
 /**
  * Shutdown (SIGTERM, `app.close()`) answers every HTTP write it has begun before it closes the sockets and ends
  * the database pool: writes held up in their commit when it starts are answered 200 once the commit goes through,
- * not reset mid-request (and not failed on an ended pool).
+ * not reset mid-request (and not failed on an ended pool); a request that arrives once it has begun is answered 503
+ * `SHUTTING_DOWN` and does nothing.
  */
 describe('shutdown with writes under way', () => {
   let t: TestApp;
@@ -14,7 +15,7 @@ describe('shutdown with writes under way', () => {
     await t?.database.drop();
   });
 
-  it('answers each write it began, then closes', async () => {
+  it('answers each write it began, refuses what arrives after it began, then closes', async () => {
     t = await startTestApp();
     await t.app.listen(0, '127.0.0.1');
     const base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
@@ -46,6 +47,22 @@ describe('shutdown with writes under way', () => {
       );
       const closing = t.app.close();
       await new Promise((resolve) => setTimeout(resolve, 300));
+      // Shutdown has begun: whatever arrives now is answered 503 at once, its connection closed, nothing done (it
+      // had been taken, and a write held in the same commit, so writers that kept sending held the drain open).
+      const late = await Promise.all([
+        post(`/v1/sessions/${ids[0]}/runs/run-1/journal`, { events: [{ seq: 2, event: 'token', payload: { text: 'late' }, createdAt: T }] }),
+        fetch(`${base}/v1/sessions/${ids[0]}`, { headers: { Authorization: `Bearer ${KEYS.read}` } }),
+        fetch(`${base}/health/ready`),
+      ]);
+      for (const answer of late) {
+        expect({ status: answer.status, type: answer.headers.get('content-type'), retry: answer.headers.get('retry-after'), connection: answer.headers.get('connection') }).toEqual({
+          status: 503,
+          type: 'application/problem+json; charset=utf-8',
+          retry: '1',
+          connection: 'close',
+        });
+        expect(await answer.json()).toMatchObject({ status: 503, code: 'SHUTTING_DOWN' });
+      }
       await holder.query('COMMIT');
       expect(await Promise.all(writes)).toEqual(ids.map(() => 200));
       await closing;

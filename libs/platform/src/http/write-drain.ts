@@ -6,14 +6,29 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long shutdown waits for the writes under way to be answered (then the sockets still open are destroyed). */
 export const WRITE_DRAIN_MS = 5000;
 
+/** What a request that arrives once shutdown has begun is answered (503, `Retry-After: 1`, `Connection: close`). */
+export const SHUTTING_DOWN_PROBLEM = {
+  type: 'about:blank',
+  title: 'Service Unavailable',
+  status: 503,
+  detail: 'This replica is shutting down: nothing was done; send the request again (to another replica, or once it is back).',
+  code: 'SHUTTING_DOWN',
+} as const;
+
 /**
  * The HTTP writes under way, counted from `onRequest` until their response is written out or their connection
  * closes. Shutdown destroys the sockets still open (`forceCloseConnections`, so a client holding a keep-alive
  * socket or a stream never holds it up) and then ends the database pool: a write still running there was reset
  * and failed on the ended pool. `drain` waits for those writes first, at most `WRITE_DRAIN_MS`.
+ *
+ * From `drain` on, a request that arrives (the listener stays open while the writes under way are answered) is
+ * answered 503 `SHUTTING_DOWN` at once, its connection closed, nothing done: a client retries it elsewhere, a load
+ * balancer sees `/health/ready` fail, and no new write joins the drain (writers that kept sending held it open
+ * until its timeout, and the requests taken meanwhile were reset when the sockets were destroyed).
  */
 export class WritesInFlight {
   private count = 0;
+  private closing = false;
   private readonly idle = new Set<() => void>();
 
   get size(): number {
@@ -22,6 +37,10 @@ export class WritesInFlight {
 
   register(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', (request, reply, done) => {
+      if (this.closing) {
+        void reply.code(503).header('retry-after', '1').header('connection', 'close').type('application/problem+json').send(SHUTTING_DOWN_PROBLEM);
+        return;
+      }
       if (!READS.has(request.method)) {
         this.count += 1;
         reply.raw.once('close', () => {
@@ -33,8 +52,9 @@ export class WritesInFlight {
     });
   }
 
-  /** Resolves once no write is under way, or after `timeoutMs`: whichever comes first. */
+  /** Refuses new requests from now on; resolves once no write is under way, or after `timeoutMs`: whichever comes first. */
   async drain(timeoutMs = WRITE_DRAIN_MS): Promise<void> {
+    this.closing = true;
     if (this.count === 0) return;
     let timer: NodeJS.Timeout | undefined;
     let settle: () => void = () => undefined;
