@@ -19,7 +19,7 @@ const PROBLEMS: Readonly<Record<number, string>> = {
   415: 'The body is not `application/json` (`UNSUPPORTED_MEDIA_TYPE`).',
   422: 'Well-formed, but refused by a domain rule (`code` names it). Nothing is stored.',
   429: "Over the key's rate limit (`RATE_LIMITED`).",
-  503: 'The database is unavailable (`DATABASE_UNAVAILABLE`), or other writers of the session kept moving its stream under every attempt of this write (`WRITE_CONTENTION`): nothing was acknowledged; retry after `Retry-After` with the same natural keys.',
+  503: 'The database is unavailable (`DATABASE_UNAVAILABLE`), or other writers of the session kept moving its stream under every attempt of this write (`WRITE_CONTENTION`), or this replica is shutting down (`SHUTTING_DOWN`): nothing was acknowledged; retry after `Retry-After` with the same natural keys.',
 };
 
 const RETRY_AFTER: ResponseHeader = { description: 'Seconds to wait before retrying.', schema: z.number().int().positive() };

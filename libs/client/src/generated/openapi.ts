@@ -1666,7 +1666,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The database is unavailable (`DATABASE_UNAVAILABLE`), or other writers of the session kept moving its stream under every attempt of this write (`WRITE_CONTENTION`): nothing was acknowledged; retry after `Retry-After` with the same natural keys. */
+        /** @description The database is unavailable (`DATABASE_UNAVAILABLE`), or other writers of the session kept moving its stream under every attempt of this write (`WRITE_CONTENTION`), or this replica is shutting down (`SHUTTING_DOWN`): nothing was acknowledged; retry after `Retry-After` with the same natural keys. */
         Problem503: {
             headers: {
                 /** @description Seconds to wait before retrying. */
