@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { runIn, type CliRun } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
 import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
+import { exportLinesOf, itAuditsAndExportsAgain, type ExportLine } from '../support/frozen-fixture.js';
 
 /**
  * Issue 30 item 4: a frozen export made by commit 770480d (test/fixtures/compat/README.md) imports and replays to the
@@ -21,22 +22,12 @@ interface ExpectedSession {
   readonly versions: readonly { readonly version: number; readonly display: string; readonly context: string }[];
 }
 
-interface ExportLine {
-  readonly sessionId: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly type: string;
-  readonly data: unknown;
-  readonly hash: string;
-}
-
 const FIXTURE = fileURLToPath(new URL('../fixtures/compat/sessions.ndjson', import.meta.url));
 const expected = JSON.parse(readFileSync(new URL('../fixtures/compat/expected.json', import.meta.url), 'utf8')) as {
   readonly eventTypes: readonly string[];
   readonly sessions: readonly ExpectedSession[];
 };
-const linesOf = (text: string): ExportLine[] => text.trim().split('\n').map((line) => JSON.parse(line) as ExportLine);
-const fixture = linesOf(readFileSync(FIXTURE, 'utf8'));
+const fixture = exportLinesOf(readFileSync(FIXTURE, 'utf8'));
 /** What an export line says of its event, as JSON text: recordedAt is the import's time, metadata is not the event's content. */
 const eventText = ({ sessionId, streamId, version, type, data, hash }: ExportLine) => JSON.stringify({ sessionId, streamId, version, type, data, hash });
 
@@ -104,18 +95,5 @@ describe('the frozen compatibility fixture of 770480d (test/fixtures/compat)', (
     });
   });
 
-  it('audits the whole store as a match with chronicle audit', async () => {
-    const audit = await runIn(t.database.url, ['audit', '--json']);
-    expect(JSON.parse(audit.stdout)).toMatchObject({ sessions: expected.sessions.length, mismatches: [] });
-    expect(audit.code).toBe(0);
-  });
-
-  it('exports the same events again, byte for byte, ending each stream at the head hash 770480d stored', async () => {
-    const exported = await runIn(t.database.url, ['export']);
-    expect(exported.code).toBe(0);
-    const again = linesOf(exported.stdout);
-    expect(again.map(eventText)).toEqual(fixture.map(eventText));
-    const heads = expected.sessions.map(({ sessionId }) => ({ sessionId, headHash: again.filter((line) => line.sessionId === sessionId).at(-1)?.hash }));
-    expect(heads).toEqual(expected.sessions.map(({ sessionId, headHash }) => ({ sessionId, headHash })));
-  });
+  itAuditsAndExportsAgain(() => t.database.url, { lines: fixture, sessions: expected.sessions, lineText: eventText, madeBy: '770480d' });
 });
