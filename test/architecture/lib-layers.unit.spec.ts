@@ -4,8 +4,12 @@ import { LIB_IMPORTS } from '../../eslint.config.js';
 
 const layers = LIB_IMPORTS as Record<string, readonly string[]>;
 
+// One linter for every probe: each new one loaded the whole config again. Linting is CPU work that the suite's
+// other workers share the cores with: a probe took over 5 s on a loaded 2-core CI machine, so the bound is wide.
+const eslint = new ESLint({ cwd: process.cwd() });
+const LINT_TIMEOUT_MS = 60_000;
+
 async function lintAs(filePath: string, line: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: process.cwd() });
   const [result] = await eslint.lintText(`${line}\nexport const probe = x;\n`, { filePath });
   return result.messages.map((m) => m.message);
 }
@@ -30,15 +34,15 @@ describe('which lib may import which (eslint.config.js LIB_IMPORTS)', () => {
       const messages = await lintAs(file, `import { x } from '#${other}';`);
       expect(messages.join('\n')).toContain(`libs/${lib} may import only`);
     }
-  });
+  }, LINT_TIMEOUT_MS);
 
   const allowed = Object.entries(layers).flatMap(([lib, libs]) => libs.map((other) => [lib, other] as const));
   it.each(allowed)('accepts libs/%s importing #%s', async (lib, other) => {
     expect(await lintAs(`libs/${lib}/src/probe.ts`, `import { x } from '#${other}';`)).toEqual([]);
-  });
+  }, LINT_TIMEOUT_MS);
 
   it('holds inside the audit worker files too, whose own rule replaces the lib rule', async () => {
     const messages = await lintAs('libs/read-models/src/audit/store/probe.ts', "import { x } from '#session-commands';");
     expect(messages.join('\n')).toContain('libs/read-models may import only');
-  });
+  }, LINT_TIMEOUT_MS);
 });
