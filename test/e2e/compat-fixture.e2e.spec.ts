@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
-import { runIn, type CliRun } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
-import { exportLinesOf, itAuditsAndExportsAgain, type ExportLine } from '../support/frozen-fixture.js';
+import { runIn } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
+import { bearer, KEYS } from '../support/app.js';
+import { exportLinesOf, importFixture, itAuditsAndExportsAgain, type ExportLine } from '../support/frozen-fixture.js';
 
 /**
  * Issue 30 item 4: a frozen export made by commit 770480d (test/fixtures/compat/README.md) imports and replays to the
@@ -31,24 +31,14 @@ const fixture = exportLinesOf(readFileSync(FIXTURE, 'utf8'));
 /** What an export line says of its event, as JSON text: recordedAt is the import's time, metadata is not the event's content. */
 const eventText = ({ sessionId, streamId, version, type, data, hash }: ExportLine) => JSON.stringify({ sessionId, streamId, version, type, data, hash });
 
-let t: TestApp;
-let imported: CliRun;
-beforeAll(async () => {
-  t = await startTestApp();
-  // Into the app's own fresh database, before anything reads it.
-  imported = await runIn(t.database.url, ['import', FIXTURE]);
-});
-afterAll(async () => {
-  await t.close();
-});
-
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+const fx = importFixture(FIXTURE);
+const read = fx.read;
 
 describe('the frozen compatibility fixture of 770480d (test/fixtures/compat)', () => {
   it('holds every event type it was made with, and chronicle import takes it whole', () => {
     expect([...new Set(fixture.map((line) => line.type))].sort()).toEqual([...expected.eventTypes].sort());
-    expect(imported.stderr).not.toContain('refusing');
-    expect(imported).toMatchObject({ code: 0, stdout: `imported ${fixture.length} event(s) of ${expected.sessions.length} stream(s); 0 already stored\n` });
+    expect(fx.imported().stderr).not.toContain('refusing');
+    expect(fx.imported()).toMatchObject({ code: 0, stdout: `imported ${fixture.length} event(s) of ${expected.sessions.length} stream(s); 0 already stored\n` });
   });
 
   describe.each(expected.sessions.map((session) => [session.sessionId, session] as const))('%s', (sessionId, session) => {
@@ -82,18 +72,18 @@ describe('the frozen compatibility fixture of 770480d (test/fixtures/compat)', (
 
     it('replays with chronicle replay to the same hashes', async () => {
       for (const [view, hash] of [['display', session.displayHash], ['context', session.contextHash]] as const) {
-        const replay = await runIn(t.database.url, ['replay', sessionId, '--view', view, '--json']);
+        const replay = await runIn(fx.app().database.url, ['replay', sessionId, '--view', view, '--json']);
         expect(replay.code).toBe(0);
         expect(JSON.parse(replay.stdout)).toMatchObject({ version: session.headVersion, hash });
       }
     });
 
     it('audits as a match: its chain verifies and every stored view equals the replay', async () => {
-      const audit = await request(t.server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
+      const audit = await request(fx.app().server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
       expect(audit.status).toBe(200);
       expect(audit.body).toMatchObject({ sessionId, version: session.headVersion, match: true, chain: { ok: true } });
     });
   });
 
-  itAuditsAndExportsAgain(() => t.database.url, { lines: fixture, sessions: expected.sessions, lineText: eventText, madeBy: '770480d' });
+  itAuditsAndExportsAgain(() => fx.app().database.url, { lines: fixture, sessions: expected.sessions, lineText: eventText, madeBy: '770480d' });
 });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import request from 'supertest';
-import { runIn, type CliRun } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
-import { bearer, KEYS, startTestApp, type TestApp } from '../support/app.js';
-import { exportLinesOf, itAuditsAndExportsAgain, type ExportLine } from '../support/frozen-fixture.js';
+import { runIn } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
+import { bearer, KEYS } from '../support/app.js';
+import { exportLinesOf, importFixture, itAuditsAndExportsAgain, type ExportLine } from '../support/frozen-fixture.js';
 
 /**
  * The frozen fixture of the sealed stored forms (test/fixtures/compat-sealed/README.md): an export whose content is
@@ -44,17 +44,8 @@ const formOf = (line: ExportLine) => {
 const live = expected.sessions.filter((session) => session.erased !== true);
 const erased = expected.sessions.filter((session) => session.erased === true);
 
-let t: TestApp;
-let imported: CliRun;
-beforeAll(async () => {
-  t = await startTestApp();
-  imported = await runIn(t.database.url, ['import', FIXTURE]);
-});
-afterAll(async () => {
-  await t.close();
-});
-
-const read = (path: string) => request(t.server).get(path).set(bearer(KEYS.read));
+const fx = importFixture(FIXTURE);
+const read = fx.read;
 
 describe(`the frozen fixture of sealed content (test/fixtures/compat-sealed, made by ${expected.madeFrom})`, () => {
   it('holds both sealed forms, a data key for each readable session and none for the erased one, and imports whole', () => {
@@ -69,8 +60,8 @@ describe(`the frozen fixture of sealed content (test/fixtures/compat-sealed, mad
       });
     }
     expect(fixture.some((line) => formOf(line) === '1:') && fixture.some((line) => formOf(line) === '2:')).toBe(true);
-    expect(imported.stderr).not.toContain('refusing');
-    expect(imported).toMatchObject({ code: 0, stdout: `imported ${fixture.length} event(s) of ${expected.sessions.length} stream(s); 0 already stored\n` });
+    expect(fx.imported().stderr).not.toContain('refusing');
+    expect(fx.imported()).toMatchObject({ code: 0, stdout: `imported ${fixture.length} event(s) of ${expected.sessions.length} stream(s); 0 already stored\n` });
   });
 
   describe.each(live.map((session) => [session.sessionId, session] as const))('%s', (sessionId, session) => {
@@ -113,11 +104,11 @@ describe(`the frozen fixture of sealed content (test/fixtures/compat-sealed, mad
 
     it('replays with chronicle replay to the same hashes, and audits as a match', async () => {
       for (const [view, hash] of [['display', session.displayHash], ['context', session.contextHash]] as const) {
-        const replay = await runIn(t.database.url, ['replay', sessionId, '--view', view, '--json']);
+        const replay = await runIn(fx.app().database.url, ['replay', sessionId, '--view', view, '--json']);
         expect(replay.code).toBe(0);
         expect(JSON.parse(replay.stdout)).toMatchObject({ version: session.headVersion, hash });
       }
-      const audit = await request(t.server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
+      const audit = await request(fx.app().server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
       expect(audit.body).toMatchObject({ sessionId, version: session.headVersion, match: true, chain: { ok: true } });
     });
   });
@@ -127,11 +118,11 @@ describe(`the frozen fixture of sealed content (test/fixtures/compat-sealed, mad
       const summary = await read(`/v1/sessions/${sessionId}`);
       expect(summary.status).toBe(410);
       expect(summary.body).toMatchObject({ code: 'SESSION_ERASED', status: 410 });
-      const audit = await request(t.server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
+      const audit = await request(fx.app().server).post(`/v1/sessions/${sessionId}/audit`).set(bearer(KEYS.admin)).send({});
       expect(audit.body).toMatchObject({ sessionId, version: session.headVersion, match: true, erased: true, chain: { ok: true } });
     });
   });
 
   // The re-export gives back each line's stored form and the data key it carries.
-  itAuditsAndExportsAgain(() => t.database.url, { lines: fixture, sessions: expected.sessions, lineText: eventText, madeBy: expected.madeFrom });
+  itAuditsAndExportsAgain(() => fx.app().database.url, { lines: fixture, sessions: expected.sessions, lineText: eventText, madeBy: expected.madeFrom });
 });

@@ -1,4 +1,6 @@
-import { runIn } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
+import request from 'supertest';
+import { runIn, type CliRun } from '../../apps/chronicle-cli/src/cli-test.fixture.js';
+import { bearer, KEYS, startTestApp, type TestApp } from './app.js';
 
 /**
  * What the frozen fixtures' tests share (test/fixtures/compat*, `test/e2e/compat*-fixture.e2e.spec.ts`): an export
@@ -17,6 +19,23 @@ export interface ExportLine {
 }
 
 export const exportLinesOf = (text: string): ExportLine[] => text.trim().split('\n').map((line) => JSON.parse(line) as ExportLine);
+
+/**
+ * A fresh app whose own database gets the fixture file by `chronicle import` before anything reads it (Jest hooks
+ * of the calling file): the app, the import's run, and a GET with the read key.
+ */
+export function importFixture(file: string): { app(): TestApp; imported(): CliRun; read(path: string): request.Test } {
+  let t: TestApp;
+  let imported: CliRun;
+  beforeAll(async () => {
+    t = await startTestApp();
+    imported = await runIn(t.database.url, ['import', file]);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  return { app: () => t, imported: () => imported, read: (path) => request(t.server).get(path).set(bearer(KEYS.read)) };
+}
 
 interface FrozenFixture {
   /** The fixture's lines, as read from its file. */

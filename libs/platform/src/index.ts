@@ -20,7 +20,7 @@ export { registerRequestLog, requestIdFor } from './logging/request-log.hook.js'
 export { registerRequestMetrics } from './metrics/request-metrics.hook.js';
 export { registerJsonBodyParser } from './validation/json-body.parser.js';
 export { RouteTable, type RouteEntry } from './http/route-table.js';
-export { SHUTTING_DOWN_PROBLEM, WRITE_DRAIN_MS, WritesInFlight } from './http/write-drain.js';
+export { WRITE_DRAIN_MS, WritesInFlight } from './http/write-drain.js';
 export { escapeMalformedSegments, registerPathEncodingCheck } from './http/path-encoding.js';
 export { registerCors, parseCorsOrigins, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS } from './http/cors.js';
 export { registerAuthentication, type RouteAccessLookup } from './auth/authentication.hook.js';

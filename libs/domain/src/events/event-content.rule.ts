@@ -54,8 +54,22 @@ export function splitContent(type: string, data: Data): { readonly plain: Data; 
   return { plain, content };
 }
 
-export function joinContent(plain: Data, content: Data | null): Data {
-  return content === null ? plain : { ...plain, ...content };
+/**
+ * `plain`'s fields, then `content`'s (the order `splitContent` took them apart in), without the field `without`
+ * names (a stored form's `sealed` or `dropped`): one pass and one object, as it runs for every event a sealed read
+ * opens. A field named `__proto__` (parsed JSON can hold one) stays an own field, as a spread keeps it.
+ */
+export function joinContent(plain: Data, content: Data | null, without?: string): Data {
+  if (content === null && without === undefined) return plain;
+  const out: Record<string, unknown> = {};
+  for (const field of Object.keys(plain)) if (field !== without) put(out, field, plain[field]);
+  if (content !== null) for (const field of Object.keys(content)) put(out, field, content[field]);
+  return out;
+}
+
+function put(out: Record<string, unknown>, field: string, value: unknown): void {
+  if (field === '__proto__') Object.defineProperty(out, field, { value, enumerable: true, writable: true, configurable: true });
+  else out[field] = value;
 }
 
 /** The content an erased event reads with: each content field of its type at its empty value. */

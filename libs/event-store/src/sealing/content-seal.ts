@@ -355,28 +355,11 @@ export function readableEventsData(
     const count = Math.max(members.length, 1);
     for (let m = 0; m < count; m += 1) {
       const stored = events[i + m];
-      out[i + m] = upcastEventData(stored.type, stored.schema, withContent(stored.data as Data, contents?.[m] ?? erasedContentOf(stored.type)));
+      out[i + m] = upcastEventData(stored.type, stored.schema, joinContent(stored.data as Data, contents?.[m] ?? erasedContentOf(stored.type), SEALED_FIELD));
     }
     i += count;
   }
   return out;
-}
-
-/**
- * A stored event's plain fields with `content` in place of its sealed field: `joinContent` of the two, built
- * in one pass (a rest-destructuring and then a spread were two objects per event on every read of a run).
- */
-function withContent(stored: Data, content: Data): Data {
-  const out: Record<string, unknown> = {};
-  for (const field of Object.keys(stored)) if (field !== SEALED_FIELD) put(out, field, stored[field]);
-  for (const field of Object.keys(content)) put(out, field, content[field]);
-  return out;
-}
-
-/** A field set as the spread sets it: own and enumerable even when it is named `__proto__` (parsed JSON can be). */
-function put(out: Record<string, unknown>, field: string, value: unknown): void {
-  if (field === '__proto__') Object.defineProperty(out, field, { value, enumerable: true, writable: true, configurable: true });
-  else out[field] = value;
 }
 
 export const isSealed = (data: unknown): data is Data & { readonly sealed: string } =>
@@ -392,10 +375,9 @@ export function readableEventData(key: Buffer | null, streamId: string, type: st
   let data = stored as Data;
   if (key !== null && runMemberOf(data) !== null) throw new SealError(`an event of ${streamId} sealed in a run opens only with its run (readableEventsData)`);
   if (isSealed(data)) {
-    data = withContent(data, (key === null ? null : tryOpen(key, streamId, type, data[SEALED_FIELD])) ?? erasedContentOf(type));
+    data = joinContent(data, (key === null ? null : tryOpen(key, streamId, type, data[SEALED_FIELD])) ?? erasedContentOf(type), SEALED_FIELD);
   } else if (isDroppedContent(data)) {
-    const { [DROPPED_CONTENT.field]: _marker, ...plain } = data;
-    data = joinContent(plain, erasedContentOf(type));
+    data = joinContent(data, erasedContentOf(type), DROPPED_CONTENT.field);
   }
   return upcastEventData(type, schema, data);
 }

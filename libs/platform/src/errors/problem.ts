@@ -60,12 +60,13 @@ export const STATUS_BY_CODE = {
   DATABASE_UNAVAILABLE: 503,
   NOT_READY: 503,
   WRITE_CONTENTION: 503,
+  SHUTTING_DOWN: 503,
 } as const satisfies Readonly<Record<string, number>>;
 
 export type ErrorCode = keyof typeof STATUS_BY_CODE;
 
 /** Codes whose answer says when to retry (`Retry-After`, seconds) without the error carrying its own headers. */
-export const RETRY_AFTER_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = { WRITE_CONTENTION: 1 };
+export const RETRY_AFTER_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = { WRITE_CONTENTION: 1, SHUTTING_DOWN: 1 };
 
 export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(STATUS_BY_CODE, code);
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { problem, RETRY_AFTER_BY_CODE, STATUS_BY_CODE } from '../errors/problem.js';
 
 /** Methods that only read: a reset read is the client's to retry; a write is answered before shutdown goes on. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -6,14 +7,12 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long shutdown waits for the writes under way to be answered (then the sockets still open are destroyed). */
 export const WRITE_DRAIN_MS = 5000;
 
-/** What a request that arrives once shutdown has begun is answered (503, `Retry-After: 1`, `Connection: close`). */
-export const SHUTTING_DOWN_PROBLEM = {
-  type: 'about:blank',
-  title: 'Service Unavailable',
-  status: 503,
-  detail: 'This replica is shutting down: nothing was done; send the request again (to another replica, or once it is back).',
-  code: 'SHUTTING_DOWN',
-} as const;
+/** What a request that arrives once shutdown has begun is answered (503, with `Retry-After` and `Connection: close`). */
+export const SHUTTING_DOWN_PROBLEM = problem(
+  STATUS_BY_CODE.SHUTTING_DOWN,
+  'SHUTTING_DOWN',
+  'This replica is shutting down: nothing was done; send the request again (to another replica, or once it is back).',
+);
 
 /**
  * The HTTP writes under way, counted from `onRequest` until their response is written out or their connection
@@ -38,7 +37,12 @@ export class WritesInFlight {
   register(fastify: FastifyInstance): void {
     fastify.addHook('onRequest', (request, reply, done) => {
       if (this.closing) {
-        void reply.code(503).header('retry-after', '1').header('connection', 'close').type('application/problem+json').send(SHUTTING_DOWN_PROBLEM);
+        void reply
+          .code(SHUTTING_DOWN_PROBLEM.status)
+          .header('retry-after', String(RETRY_AFTER_BY_CODE.SHUTTING_DOWN))
+          .header('connection', 'close')
+          .type('application/problem+json')
+          .send(SHUTTING_DOWN_PROBLEM);
         return;
       }
       if (!READS.has(request.method)) {
