@@ -69,7 +69,9 @@ describe('session views (snapshot + tail)', () => {
   it('snapshots a session that went quiet between two due snapshots', async () => {
     const store = new PostgresEventStore(pool);
     const snapshots = new SnapshotStore(pool);
-    const views = new SessionViews(store, snapshots, { snapshotEvery: 1000, idleSnapshotMs: 40 });
+    // The quiet period is longer than the appends below take on a loaded machine (at 40 ms, a full npm test run once
+    // saw the snapshot written between two of them); the wait after them covers it.
+    const views = new SessionViews(store, snapshots, { snapshotEvery: 1000, idleSnapshotMs: 400 });
     const streamId = toSessionStreamId('quiet');
     const events = sessionEvents(4).map((e, i) => (i === 0 ? { ...e, data: { ...e.data, sessionId: 'quiet' } } : e)) as SessionEvent[];
     let version = 0;
@@ -78,7 +80,7 @@ describe('session views (snapshot + tail)', () => {
       views.remember('quiet', version, (await new SessionViews(store, snapshots, { snapshotEvery: 1000 }).load('quiet')).state);
     }
     expect(await snapshots.latest(streamId)).toBeNull();
-    for (let i = 0; i < 100 && !(await snapshots.latest(streamId)); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 250 && !(await snapshots.latest(streamId)); i++) await new Promise((r) => setTimeout(r, 20));
     expect((await snapshots.latest(streamId))?.version).toBe(version);
   });
 });
