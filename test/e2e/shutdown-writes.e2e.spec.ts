@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { WritesInFlight } from '#platform';
 import { KEYS, startTestApp, type TestApp } from '../support/app.js';
 import { pollUntil } from '../support/poll.js';
 
@@ -45,6 +46,9 @@ describe('shutdown with writes under way', () => {
         (n) => n > 0,
         { timeoutMs: 5000 },
       );
+      // Every write taken by the service before shutdown begins (one still on its way would be refused, as it should).
+      const inFlight = t.app.get(WritesInFlight);
+      await pollUntil('every write taken', () => inFlight.size, (n) => n === ids.length, { timeoutMs: 5000 });
       const closing = t.app.close();
       await new Promise((resolve) => setTimeout(resolve, 300));
       // Shutdown has begun: whatever arrives now is answered 503 at once, its connection closed, nothing done (it
