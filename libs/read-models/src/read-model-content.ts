@@ -97,7 +97,12 @@ const sealedSummaries = new WeakMap<Buffer, { title: string | null; pending: obj
 export function sealSummaryContent<Row extends RowWithContent>(key: Buffer | null, streamId: string, row: Row): SealedRow<Row> {
   if (key === null || (row.title === null && row.pendingTurn === null)) return row;
   const known = sealedSummaries.get(key);
-  if (known !== undefined && known.title === row.title && known.pending === row.pendingTurn) return { ...stripped(row), sealed: known.sealed };
+  if (known !== undefined && known.title === row.title && known.pending === row.pendingTurn) {
+    // `stripped` made a new row: the seal goes onto it, not onto a second copy.
+    const out = stripped(row) as SealedRow<Row> & { sealed?: string };
+    out.sealed = known.sealed;
+    return out;
+  }
   const sealed = sealRowContent(key, streamId, 'summary', row);
   sealedSummaries.set(key, { title: row.title, pending: row.pendingTurn, sealed: sealed.sealed as string });
   return sealed;

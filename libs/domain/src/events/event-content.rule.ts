@@ -41,15 +41,17 @@ export const carriesContent = (type: string): boolean => fieldsOf(type).length >
 
 /**
  * An event's data split in two: `plain` without its content fields, and `content` with only them (null when it
- * has none). `joinContent(plain, content)` gives back an object equal to `data` as canonical JSON.
+ * has none). `joinContent(plain, content)` gives back an object equal to `data` as canonical JSON. Both are new
+ * objects, the caller's to extend (a stored form adds its `sealed` to `plain`). A field named `__proto__` stays an
+ * own field, as in `joinContent`.
  */
 export function splitContent(type: string, data: Data): { readonly plain: Data; readonly content: Data | null } {
   const fields = fieldsOf(type);
   let content: Record<string, unknown> | null = null;
   const plain: Record<string, unknown> = {};
   for (const key of Object.keys(data)) {
-    if (fields.includes(key)) (content ??= {})[key] = data[key];
-    else plain[key] = data[key];
+    if (fields.includes(key)) put((content ??= {}), key, data[key]);
+    else put(plain, key, data[key]);
   }
   return { plain, content };
 }

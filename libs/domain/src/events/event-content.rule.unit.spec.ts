@@ -15,6 +15,15 @@ describe('event content rule', () => {
     expect(canonicalJson(joinContent(plain, content))).toBe(canonicalJson(data));
   });
 
+  it('splits into new objects, and keeps a field named __proto__ an own field on either side', () => {
+    const data = JSON.parse('{"__proto__":{"x":1},"runId":"r1","seq":1,"event":"token","payload":{"__proto__":2}}') as Record<string, unknown>;
+    const { plain, content } = splitContent('JournalEventRecorded', data);
+    expect(plain).not.toBe(data);
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
+    expect(Object.keys(plain)).toEqual(['__proto__', 'runId', 'seq', 'event']);
+    expect(canonicalJson(joinContent(plain, content))).toBe(canonicalJson(data));
+  });
+
   it('has no content for an event without content fields, or with none of them present', () => {
     expect(splitContent('TranscriptTruncated', { keepCount: 1, reason: 'edit', at: 1 }).content).toBeNull();
     expect(splitContent('SessionStarted', { sessionId: 's', parentSessionId: null, createdAt: 1 }).content).toBeNull();

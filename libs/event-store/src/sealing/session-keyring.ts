@@ -44,7 +44,9 @@ export interface KeyringOptions {
 }
 
 export class SessionKeyring {
-  private readonly cache = new Map<string, Known>();
+  /** Each key with when it was last (re)inserted, counted in insertions (`inserted`): the map's order is recency. */
+  private readonly cache = new Map<string, { readonly known: Known; readonly at: number }>();
+  private inserted = 0;
   private readonly cacheSize: number;
   private readonly creating = new Map<string, Promise<DataKey>>();
 
@@ -241,18 +243,18 @@ export class SessionKeyring {
   }
 
   private cached(streamId: string): Known | undefined {
-    const known = this.cache.get(streamId);
-    if (known !== undefined) {
-      // Least recently used: a hit moves to the end.
-      this.cache.delete(streamId);
-      this.cache.set(streamId, known);
-    }
-    return known;
+    const entry = this.cache.get(streamId);
+    if (entry === undefined) return undefined;
+    // Least recently used, nearly: a hit moves to the end only when it is in the older half, so the keys of the
+    // sessions that stream (every token asks) are not moved on every append; a key in the newer half has at least
+    // half the cache's size of insertions to go before it could be dropped.
+    if (this.inserted - entry.at > this.cacheSize / 2) this.remember(streamId, entry.known);
+    return entry.known;
   }
 
   private remember(streamId: string, known: Known): void {
     this.cache.delete(streamId);
-    this.cache.set(streamId, known);
+    this.cache.set(streamId, { known, at: (this.inserted += 1) });
     if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value as string);
   }
 }
