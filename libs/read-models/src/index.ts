@@ -1,6 +1,7 @@
 export { LruCache } from './lru-cache.js';
 export { SnapshotStore, SNAPSHOT_SCHEMA_VERSION, type Snapshot, withStreamJournals } from './snapshot-store.js';
 export { SessionViews, toDomainEvent, type LoadedState, type SessionViewsOptions, type TranscriptAt } from './session-views.js';
+export { StateReloadWarnings } from './state-reload.warnings.js';
 export { transcriptAnswerJson } from './answers/transcript-json.js';
 export * from './session-index/session-index.projector.js';
 export { indexRowOf, type IndexPendingTurn, type StoredIndexRow } from './session-index/index-row.builder.js';

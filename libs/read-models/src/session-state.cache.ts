@@ -12,7 +12,8 @@ import {
 } from '#domain';
 import type { EventStore } from '#event-store';
 import { ByteBoundedCache } from './answers/byte-bounded.cache.js';
-import { type SnapshotStore, withStreamJournals } from './snapshot-store.js';
+import { LruCache } from './lru-cache.js';
+import { restoreStreamJournals, type SnapshotStore } from './snapshot-store.js';
 import { tallied, type WorkTally } from './work-tally.js';
 
 export interface LoadedState {
@@ -41,14 +42,22 @@ export const estimatedBytes = (count: number): number => 2048 + 128 * count;
  */
 export class SessionStateCache {
   private readonly states: ByteBoundedCache<string, { version: number; state: SessionState }>;
+  /** Streams whose state was dropped to make room, lately: loading one again is a reload (`onReload`). */
+  private readonly evicted = new LruCache<string, true>(10_000);
 
   constructor(
     private readonly store: EventStore,
     private readonly snapshots: SnapshotStore,
     maxBytes: number,
     onBytes?: (bytes: number) => void,
+    /**
+     * Told when a state this cache dropped to make room is loaded again, with the events that load read from the
+     * store (a pending turn's journal lives in the stream, not in the snapshot, so a long turn is read whole): the
+     * states the process works on do not fit in its budget.
+     */
+    private readonly onReload?: (streamId: string, eventsRead: number) => void,
   ) {
-    this.states = new ByteBoundedCache(maxBytes, onBytes);
+    this.states = new ByteBoundedCache(maxBytes, onBytes, (streamId) => this.evicted.set(streamId, true));
   }
 
   /** The fold state at the current version (or at `at`, for time travel); the fold's time goes to `tally`. */
@@ -113,16 +122,27 @@ export class SessionStateCache {
   private async stateAt(streamId: string, target: number, atHead: boolean, tally?: WorkTally): Promise<SessionState> {
     const cached = this.states.get(streamId);
     let base: { version: number; state: SessionState };
+    let eventsRead = 0;
     if (cached && cached.version <= target) base = cached;
     else {
       const snapshot = await this.snapshots.latest(streamId, target);
-      base = snapshot ? { version: snapshot.version, state: await withStreamJournals(this.store, streamId, snapshot.state) } : { version: 0, state: initialSessionState() };
+      if (snapshot === null) base = { version: 0, state: initialSessionState() };
+      else {
+        const restored = await restoreStreamJournals(this.store, streamId, snapshot.state);
+        eventsRead += restored.eventsRead;
+        base = { version: snapshot.version, state: restored.state };
+      }
     }
     let state = base.state;
     if (base.version < target) {
       const tail = await this.store.readStreamData(streamId, { from: base.version + 1, to: target });
+      eventsRead += tail.length;
       // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
       state = tallied(tally, () => evolveAll(state, tail as readonly SessionEvent[]));
+    }
+    if (base !== cached && this.evicted.get(streamId) !== undefined) {
+      this.evicted.delete(streamId);
+      this.onReload?.(streamId, eventsRead);
     }
     if (atHead && (!cached || cached.version <= target)) this.states.set(streamId, { version: target, state }, estimatedBytes(target));
     return state;

@@ -102,11 +102,13 @@ describe('the in-process caches, bounded in bytes', () => {
     const sizes: Record<string, number> = {};
     // States get half the budget: room for two 101-event sessions' states (estimatedBytes(101) each), not three.
     const budget = 2 * (2 * estimatedBytes(101) + 100);
+    const reloads: [string, number][] = [];
     const views = new SessionViews(store, new SnapshotStore(pool), {
       snapshotEvery: 1_000_000,
       idleSnapshotMs: 0,
       cacheBytes: budget,
       onCacheBytes: (cache, bytes) => (sizes[cache] = bytes),
+      onStateReload: (sessionId, eventsRead) => reloads.push([sessionId, eventsRead]),
     });
     const states = [];
     for (const id of ['bound-a', 'bound-b', 'bound-c']) {
@@ -121,6 +123,34 @@ describe('the in-process caches, bounded in bytes', () => {
     expect((await views.loadLatest('bound-a')).fresh).toBe(true);
     expect((await views.loadLatest('bound-c')).fresh).toBe(false);
     expect(canonicalJson((await views.loadLatest('bound-a')).state)).toBe(canonicalJson(states[0]));
+    // First loads are no reloads; bound-a's, after it was dropped for room, is (all 101 events read again).
+    expect(reloads).toEqual([['bound-a', 101]]);
+  });
+
+  it('says when a state dropped for room is loaded again, and that a pending turn is read back whole', async () => {
+    const store = new PostgresEventStore(pool);
+    const snapshots = new SnapshotStore(pool);
+    const reloads: [string, number][] = [];
+    // Room for one of these sessions' states, not two.
+    const views = new SessionViews(store, snapshots, { snapshotEvery: 1_000_000, idleSnapshotMs: 0, cacheBytes: 2 * estimatedBytes(310), onStateReload: (id, n) => reloads.push([id, n]) });
+    for (const id of ['turn-a', 'turn-b']) {
+      const stream = toSessionStreamId(id);
+      const events: SessionEvent[] = [
+        { type: 'SessionStarted', data: { sessionId: id, title: id, parentSessionId: null, createdAt: 1 } },
+        { type: 'UserMessageSubmitted', data: { runId: `${id}-run`, text: 'go', attachments: [], submittedAt: 2 } },
+      ];
+      for (let seq = 1; seq <= 300; seq += 1) events.push({ type: 'JournalEventRecorded', data: { runId: `${id}-run`, seq, event: 'token', payload: { text: 't' }, createdAt: 3 } } as SessionEvent);
+      await store.append(stream, events.map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });
+      // A snapshot at the head: its stored form leaves the pending turn's journal in the stream.
+      await snapshots.save(stream, 302, (await views.load(id)).state);
+    }
+    expect(reloads).toEqual([]);
+    // turn-a was dropped when turn-b came in: loading it again reads its 300 journal events back, snapshot or not.
+    await views.load('turn-a');
+    expect(reloads).toEqual([['turn-a', 300]]);
+    // Told once per drop: a load of a state still held is no reload.
+    await views.load('turn-a');
+    expect(reloads).toHaveLength(1);
   });
 
   it('keeps nothing with a budget of 0, and still answers every load from the store', async () => {

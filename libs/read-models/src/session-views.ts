@@ -1,4 +1,5 @@
 import {
+  fromSessionStreamId,
   render,
   type RenderedTranscript,
   type RunRecord,
@@ -47,6 +48,11 @@ export interface SessionViewsOptions {
   readonly onCacheBytes?: (cache: 'states' | 'views' | 'transcripts', bytes: number) => void;
   readonly onCache?: (result: 'hit' | 'miss') => void;
   readonly onError?: (error: unknown) => void;
+  /**
+   * Told when a session's fold state, dropped to make room, is loaded again, with the events that read from the
+   * store: the states being worked on need more than their half of `cacheBytes` (`StateReloadWarnings`).
+   */
+  readonly onStateReload?: (sessionId: string, eventsRead: number) => void;
   /** Told once per session this process sees erased, after it dropped what it held of it (the service drops its answers). */
   readonly onErased?: (sessionId: string) => void;
 }
@@ -72,7 +78,14 @@ export class SessionViews {
   constructor(store: EventStore, snapshots: SnapshotStore, options: SessionViewsOptions) {
     const budget = options.cacheBytes ?? DEFAULT_VIEW_CACHE_BYTES;
     const report = options.onCacheBytes;
-    this.states = new SessionStateCache(store, snapshots, budget / 2, (bytes) => report?.('states', bytes));
+    const onReload = options.onStateReload;
+    this.states = new SessionStateCache(
+      store,
+      snapshots,
+      budget / 2,
+      (bytes) => report?.('states', bytes),
+      onReload && ((streamId, eventsRead) => onReload(fromSessionStreamId(streamId) ?? streamId, eventsRead)),
+    );
     this.rendered = new TranscriptCache({ viewBytes: budget / 4, transcriptBytes: budget / 4, onBytes: report, onCache: options.onCache });
     this.snapshotter = new SnapshotScheduler(snapshots, options);
     this.onErased = options.onErased;

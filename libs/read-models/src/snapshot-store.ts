@@ -57,8 +57,14 @@ export async function readJournalSpans(store: EventStore, streamId: string, stor
 
 /** A stored state (a snapshot) with its journals read back from the stream, as the fold built them. */
 export async function withStreamJournals(store: EventStore, streamId: string, stored: SessionState): Promise<SessionState> {
-  if (journalSpansOf(stored).length === 0) return stored;
-  return withJournalsFromEvents(stored, await readJournalSpans(store, streamId, stored));
+  return (await restoreStreamJournals(store, streamId, stored)).state;
+}
+
+/** `withStreamJournals`, with how many events it read from the stream (a long pending turn is read whole). */
+export async function restoreStreamJournals(store: EventStore, streamId: string, stored: SessionState): Promise<{ state: SessionState; eventsRead: number }> {
+  if (journalSpansOf(stored).length === 0) return { state: stored, eventsRead: 0 };
+  const events = await readJournalSpans(store, streamId, stored);
+  return { state: withJournalsFromEvents(stored, events), eventsRead: events.length };
 }
 
 /** Projection state stored off the hot path (`session_snapshots`). */

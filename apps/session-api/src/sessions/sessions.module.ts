@@ -3,7 +3,7 @@ import pg from 'pg';
 import { toSessionStreamId } from '#domain';
 import type { EventStore, SessionKeyring } from '#event-store';
 import { type ChronicleConfig, DatabaseReachability, Metrics } from '#platform';
-import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore } from '#read-models';
+import { EncodedAnswers, SessionIndexProjector, SessionViews, SnapshotStore, StateReloadWarnings } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CONFIG } from '../app.constants.js';
 import { EVENT_STORE, KEYRING, PG_POOL } from '../database/database.module.js';
@@ -28,6 +28,16 @@ import { IngestGateway } from '../ingest/ingest.gateway.js';
 import { RecordJournalPartsHandler } from '../ingest/record-journal-parts.handler.js';
 
 const logger = new Logger('Sessions');
+
+/** A fold state dropped for room and loaded again: counted, and said in the log at most once a minute. */
+function stateReloads(budgetBytes: number, metrics: Metrics): (sessionId: string, eventsRead: number) => void {
+  const warnings = new StateReloadWarnings(budgetBytes, (message) => logger.warn(message));
+  return (_sessionId, eventsRead) => {
+    metrics.viewStateReloads.inc();
+    metrics.viewStateReloadEvents.inc(eventsRead);
+    warnings.record(eventsRead);
+  };
+}
 
 @Module({
   controllers: [SessionsController, IngestionController, SessionQueriesController, LiveController, ErasureController],
@@ -69,6 +79,7 @@ const logger = new Logger('Sessions');
         new SessionViews(store, snapshots, {
           // An erased session's encoded answers go with its rendered copies.
           onErased: (sessionId) => answers.forgetSession(sessionId),
+          onStateReload: stateReloads(config.viewCacheBytes, metrics),
           snapshotEvery: config.snapshotEvery,
           cacheBytes: config.viewCacheBytes,
           onCacheBytes: (cache, bytes) => metrics.viewCacheBytes.set({ cache }, bytes),

@@ -189,6 +189,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly viewStateReloads = new Counter({
+    name: 'chronicle_view_state_reloads_total',
+    help: 'Fold states dropped from the in-process cache to make room and then loaded again (the sessions worked on need more than the states share of CHRONICLE_VIEW_CACHE_BYTES)',
+    registers: [this.registry],
+  });
+
+  readonly viewStateReloadEvents = new Counter({
+    name: 'chronicle_view_state_reload_events_total',
+    help: 'Events those reloads read back from the store (a pending turn is read whole)',
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     this.databaseReachable.set(1);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'chronicle_' });

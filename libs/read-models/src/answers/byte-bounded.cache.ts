@@ -9,6 +9,8 @@ export class ByteBoundedCache<K, V> {
   constructor(
     private readonly maxBytes: number,
     private readonly onSize: (bytes: number) => void = () => undefined,
+    /** Told of each entry dropped to make room (not of one replaced, deleted or cleared). */
+    private readonly onEvict: (key: K) => void = () => undefined,
   ) {}
 
   get(key: K): V | undefined {
@@ -28,6 +30,7 @@ export class ByteBoundedCache<K, V> {
       if (this.total <= this.maxBytes) break;
       this.entries.delete(oldest);
       this.total -= entry.bytes;
+      this.onEvict(oldest);
     }
     this.onSize(this.total);
   }
