@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { keyringFromSettings, type PostgresEventStore, type SessionKeyring } from '#event-store';
-import { loadConfig, runMigrations, startEmbeddedDatabase } from '#platform';
+import { KeyStoreError, keyringFromSettings, type PostgresEventStore, type SessionKeyring } from '#event-store';
+import { loadConfig, redactUrl, runMigrations, startEmbeddedDatabase } from '#platform';
 import { createSessionEventStore, SessionViews, SnapshotStore } from '#read-models';
 import { SessionWriter } from '#session-commands';
 import { CliError, EXIT, errorMessage, type CliIo } from './cli-io.js';
@@ -72,7 +72,7 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
     await pool.end().catch(() => undefined);
     await stopEmbedded().catch(() => undefined);
     discardCreated?.();
-    throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redact(url)}: ${errorMessage(error)}`);
+    throw new CliError(EXIT.usage, `chronicle: cannot use the database at ${redactUrl(url)}: ${errorMessage(error)}`);
   }
   let keyring: SessionKeyring | null;
   try {
@@ -80,7 +80,8 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
   } catch (error) {
     await pool.end().catch(() => undefined);
     await stopEmbedded().catch(() => undefined);
-    throw new CliError(EXIT.usage, `chronicle: cannot open the key store: ${errorMessage(error)}`);
+    // A KeyStoreError names the key store and where its URL came from.
+    throw new CliError(EXIT.usage, error instanceof KeyStoreError ? `chronicle: ${error.message}` : `chronicle: cannot open the key store: ${errorMessage(error)}`);
   }
   // The service's store: an import or a decision the CLI appends reaches running replicas' live feeds too.
   const storedForms = await createSessionEventStore(pool);
@@ -130,15 +131,4 @@ function createdBy(dataDir: string): (() => void) | undefined {
     for (const path of created) rmSync(path, { recursive: true, force: true });
     if (!folderExisted && existsSync(dataDir) && readdirSync(dataDir).length === 0) rmSync(dataDir, { recursive: true, force: true });
   };
-}
-
-/** The URL without its password, for error messages. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable DATABASE_URL)';
-  }
 }

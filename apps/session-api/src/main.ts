@@ -1,10 +1,11 @@
 import 'reflect-metadata';
+import { KeyStoreError } from '#event-store';
 import { ConfigError, createLogger, limitHeapGrowth, loadConfig, resolveApiKeys } from '#platform';
 import { createApp } from './app.factory.js';
 import { checkMasterKeys } from './database/database.module.js';
 import { migrateApart } from './database/migrate-apart.js';
 import { resolveDatabase } from './database/resolve-database.js';
-import { waitForDatabase } from './database/wait-for-database.js';
+import { StartupWaitError, waitForDatabase } from './database/wait-for-database.js';
 
 async function main(): Promise<void> {
   // Configuration first (settings and keys): a bad one stops the start before any database is touched.
@@ -31,6 +32,15 @@ async function main(): Promise<void> {
     log: (attempt, delayMs, error) => log.warn({ attempt, retryInMs: delayMs, err: error.message }, 'database not reachable yet; retrying'),
   });
   log.info({ embedded: database.embedded, dataDir: database.embedded ? config.dataDir : undefined }, 'database ready');
+  if (config.encryption && config.keystoreUrl) {
+    // A key store of its own (CHRONICLE_KEYSTORE_URL) may start after the service too; the default one is in the
+    // database's server, which answered above.
+    await waitForDatabase(config.keystoreUrl, {
+      what: 'the key store (CHRONICLE_KEYSTORE_URL)',
+      serverOnly: true,
+      log: (attempt, delayMs, error) => log.warn({ attempt, retryInMs: delayMs, err: error.message }, 'key store not reachable yet; retrying'),
+    });
+  }
   const applied = await migrateApart(database.url);
   if (applied.length > 0) log.info({ applied }, 'migrations applied');
   if (keys.generated) {
@@ -70,8 +80,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // A configuration error is the operator's to fix: one line. Anything else keeps its stack.
-  const text = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  // What names its own cause (a configuration, a server waited for, the key store) is the operator's to fix: one
+  // line. Anything else keeps its stack.
+  const named = error instanceof ConfigError || error instanceof StartupWaitError || error instanceof KeyStoreError;
+  const text = named ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`chronicle failed to start: ${text}\n`);
   process.exit(error instanceof ConfigError ? 2 : 1);
 });

@@ -35,5 +35,5 @@ export {
 export { MasterKeys, masterKeyIdOf, newMasterKeyText, parseMasterKey, type MasterKey } from './sealing/master-keys.js';
 export { KEY_TABLE_DDL, SessionErasedError, SessionKeyring, type KeyringOptions } from './sealing/session-keyring.js';
 export { sealEventStore, type ReadableStoredEvent, type SealingContext } from './sealing/sealing-event-store.js';
-export { keyringFromSettings, keystoreUrlFor, openKeyring, resolveMasterKeys, type MasterKeySettings, type SealingSettings } from './sealing/keystore.js';
+export { KeyStoreError, keyringFromSettings, keystoreUrlFor, openKeyring, resolveMasterKeys, type MasterKeySettings, type SealingSettings } from './sealing/keystore.js';
 export { PlainContent } from './sealing/plain-content.js';

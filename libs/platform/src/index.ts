@@ -3,6 +3,7 @@ export { DatabaseReachability, type ReachabilityLog, type ReachabilityOptions } 
 export { isDatabaseUnavailable } from './errors/database-unavailable.js';
 export { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedOptions } from './database/embedded-database.js';
 export { freePort } from './net/free-port.js';
+export { redactUrl } from './database/redact-url.js';
 export { ServerSupervisor, type ServerExit, type SupervisedProcess, type SupervisorHooks, type SupervisorOptions } from './database/server-supervisor.js';
 export { ConfigError, loadConfig, type ChronicleConfig } from './config/config.js';
 export { DEFAULT_HEAP_GROWING_PERCENT, limitHeapGrowth } from './runtime/heap-growth.js';

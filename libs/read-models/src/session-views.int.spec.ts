@@ -137,7 +137,7 @@ describe('the in-process caches, bounded in bytes', () => {
       const stream = toSessionStreamId(id);
       const events: SessionEvent[] = [
         { type: 'SessionStarted', data: { sessionId: id, title: id, parentSessionId: null, createdAt: 1 } },
-        { type: 'UserMessageSubmitted', data: { runId: `${id}-run`, text: 'go', attachments: [], submittedAt: 2 } },
+        { type: 'UserMessageSubmitted', data: { runId: `${id}-run`, text: 'go', attachments: [], source: null, submittedAt: 2 } },
       ];
       for (let seq = 1; seq <= 300; seq += 1) events.push({ type: 'JournalEventRecorded', data: { runId: `${id}-run`, seq, event: 'token', payload: { text: 't' }, createdAt: 3 } } as SessionEvent);
       await store.append(stream, events.map((e) => ({ type: e.type, data: e.data })), { expectedVersion: 0 });

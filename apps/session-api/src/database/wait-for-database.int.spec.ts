@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/database.js';
-import { waitForDatabase } from './wait-for-database.js';
+import { StartupWaitError, waitForDatabase } from './wait-for-database.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -39,9 +39,22 @@ describe('waiting for the database at start', () => {
     expect(Math.max(...attempts.map((a) => a.delayMs))).toBeLessThanOrEqual(200);
   });
 
-  it('gives up after its timeout with the last error', async () => {
+  it('gives up after its timeout with the last error, naming what it waited for and where, without the password', async () => {
     const late = await lateDatabase();
-    await expect(waitForDatabase(late.url, { timeoutMs: 300, firstDelayMs: 50, log: () => undefined })).rejects.toThrow();
+    const url = new URL(late.url);
+    url.password = 'hunter2';
+    const waited = waitForDatabase(url.toString(), { timeoutMs: 300, firstDelayMs: 50, what: 'the key store (CHRONICLE_KEYSTORE_URL)', log: () => undefined });
+    await expect(waited).rejects.toThrow(StartupWaitError);
+    const message = await waited.catch((error: Error) => error.message);
     late.close();
+    expect(message).toMatch(/^the key store \(CHRONICLE_KEYSTORE_URL\) at postgres:\/\/[^@]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ did not answer within 0.3 s: /);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('counts a server that answers without the database as reached when only the server is asked for (the key store makes its own)', async () => {
+    const url = new URL(database.url);
+    url.pathname = '/no_such_database_yet';
+    await waitForDatabase(url.toString(), { serverOnly: true, timeoutMs: 300, log: () => undefined });
+    await expect(waitForDatabase(url.toString(), { timeoutMs: 300, firstDelayMs: 50, log: () => undefined })).rejects.toThrow(/does not exist/);
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { redactUrl } from '#platform';
 import { MasterKeys, newMasterKeyText } from './master-keys.js';
 import { type KeyringOptions, SessionKeyring } from './session-keyring.js';
 
@@ -92,9 +93,23 @@ export interface SealingSettings extends MasterKeySettings {
   readonly keystoreUrl?: string | undefined;
 }
 
-/** The keyring the settings ask for (the service's and the CLI's): null when content is stored plain. */
+/** The key store could not be opened: the message names it (its URL without the password) and where the URL came from. */
+export class KeyStoreError extends Error {
+  override readonly name = 'KeyStoreError';
+}
+
+/**
+ * The keyring the settings ask for (the service's and the CLI's): null when content is stored plain. A key store
+ * that cannot be opened is a `KeyStoreError` naming it (a bare "connect ECONNREFUSED" named neither).
+ */
 export async function keyringFromSettings(settings: SealingSettings, databaseUrl: string): Promise<SessionKeyring | null> {
   if (!settings.encryption) return null;
   const { masters } = resolveMasterKeys(settings);
-  return openKeyring(settings.keystoreUrl ?? keystoreUrlFor(databaseUrl), masters);
+  const url = settings.keystoreUrl ?? keystoreUrlFor(databaseUrl);
+  try {
+    return await openKeyring(url, masters);
+  } catch (error) {
+    const from = settings.keystoreUrl ? 'CHRONICLE_KEYSTORE_URL' : "the default, beside the events' database";
+    throw new KeyStoreError(`the key store at ${redactUrl(url)} (${from}) could not be opened: ${(error as Error).message}`, { cause: error });
+  }
 }
