@@ -7,6 +7,8 @@ import { NOTIFY_CHANNEL } from '#read-models';
 const NODES_REFRESH_MS = 30_000;
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 5000;
+/** How long a replica's start waits for its first LISTEN on each other node. */
+const FIRST_LISTEN_WAIT_MS = 5000;
 
 
 /**
@@ -28,8 +30,22 @@ export class ClusterListeners {
     private readonly onReconnected: () => void,
   ) {}
 
+  /**
+   * Listens on every other node before it answers (so the replica is ready only once it hears them all), waiting
+   * at most FIRST_LISTEN_WAIT_MS for a node that does not answer: that one keeps reconnecting on its own.
+   */
   async start(): Promise<void> {
-    await this.refresh().catch((error: unknown) => this.logger.warn(`cluster nodes not read: ${(error as Error).message}`));
+    const first = await this.refresh().catch((error: unknown) => {
+      this.logger.warn(`cluster nodes not read: ${(error as Error).message}`);
+      return [];
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      Promise.all(first.map((attempt) => attempt.catch(() => undefined))).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), FIRST_LISTEN_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (!waited) this.logger.warn(`not every cluster node's live listener was up within ${FIRST_LISTEN_WAIT_MS} ms; they keep reconnecting`);
     this.timer = setInterval(() => {
       this.refresh().catch((error: unknown) => this.logger.warn(`cluster nodes not read: ${(error as Error).message}`));
     }, NODES_REFRESH_MS);
@@ -43,13 +59,16 @@ export class ClusterListeners {
     this.listeners.clear();
   }
 
-  /** Every other active primary node of the cluster gets a listener; a node gone from the list loses its own. */
-  private async refresh(): Promise<void> {
+  /**
+   * Every other active primary node of the cluster gets a listener; a node gone from the list loses its own. The
+   * answer: each new listener's first attempt (settled once it listens, or once that attempt failed).
+   */
+  private async refresh(): Promise<Promise<void>[]> {
     const result = await this.pool.query<{ nodename: string; nodeport: number }>(
       `SELECT n.nodename, n.nodeport FROM pg_dist_node n
         WHERE n.isactive AND n.noderole = 'primary' AND n.groupid <> (SELECT groupid FROM pg_dist_local_group)`,
     );
-    if (this.stopped) return;
+    if (this.stopped) return [];
     const wanted = new Map(result.rows.map((row) => [`${row.nodename}:${row.nodeport}`, { host: row.nodename, port: row.nodeport }]));
     for (const [key, listener] of this.listeners) {
       if (!wanted.has(key)) {
@@ -57,12 +76,14 @@ export class ClusterListeners {
         void listener.stop();
       }
     }
+    const started: Promise<void>[] = [];
     for (const [key, address] of wanted) {
       if (this.listeners.has(key)) continue;
       const listener = new NodeListener(this.pool, address, this.onNotification, this.onReconnected, this.logger);
       this.listeners.set(key, listener);
-      listener.start();
+      started.push(listener.start());
     }
+    return started;
   }
 }
 
@@ -82,8 +103,9 @@ class NodeListener {
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
-    void this.connect();
+  /** The first attempt: settled once this listens, or once it failed (it then reconnects on its own). */
+  start(): Promise<void> {
+    return this.connect();
   }
 
   async stop(): Promise<void> {
