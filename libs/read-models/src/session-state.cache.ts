@@ -140,7 +140,7 @@ export class SessionStateCache {
       // One fold over the tail (it owns its intermediate states: a token is a push, not a copy).
       state = tallied(tally, () => evolveAll(state, tail as readonly SessionEvent[]));
     }
-    if (base !== cached && this.evicted.get(streamId) !== undefined) {
+    if (atHead && base !== cached && this.evicted.get(streamId) !== undefined) {
       this.evicted.delete(streamId);
       this.onReload?.(streamId, eventsRead);
     }

@@ -151,6 +151,11 @@ describe('the in-process caches, bounded in bytes', () => {
     // Told once per drop: a load of a state still held is no reload.
     await views.load('turn-a');
     expect(reloads).toHaveLength(1);
+    // A state larger than the states' whole budget is never kept: every load after the first is a reload.
+    const small = new SessionViews(store, snapshots, { snapshotEvery: 1_000_000, idleSnapshotMs: 0, cacheBytes: 2 * estimatedBytes(100), onStateReload: (id, n) => reloads.push([id, n]) });
+    await small.load('turn-b');
+    await small.load('turn-b');
+    expect(reloads).toEqual([['turn-a', 300], ['turn-b', 300]]);
   });
 
   it('keeps nothing with a budget of 0, and still answers every load from the store', async () => {

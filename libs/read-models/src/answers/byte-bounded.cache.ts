@@ -9,7 +9,7 @@ export class ByteBoundedCache<K, V> {
   constructor(
     private readonly maxBytes: number,
     private readonly onSize: (bytes: number) => void = () => undefined,
-    /** Told of each entry dropped to make room (not of one replaced, deleted or cleared). */
+    /** Told of each entry dropped to make room, or not kept for want of it (not of one replaced, deleted or cleared). */
     private readonly onEvict: (key: K) => void = () => undefined,
   ) {}
 
@@ -23,7 +23,12 @@ export class ByteBoundedCache<K, V> {
 
   set(key: K, value: V, bytes: number): void {
     this.remove(key);
-    if (bytes > this.maxBytes) return;
+    if (bytes > this.maxBytes) {
+      // Larger than the whole budget: not kept, which is a drop for room too (with a budget at all).
+      if (this.maxBytes > 0) this.onEvict(key);
+      this.onSize(this.total);
+      return;
+    }
     this.entries.set(key, { value, bytes });
     this.total += bytes;
     for (const [oldest, entry] of this.entries) {

@@ -21,6 +21,28 @@ describe('a byte-bounded cache', () => {
     expect(cache.get('big')).toBeUndefined();
     expect(cache.bytes).toBe(0);
   });
+
+  it('tells of each entry dropped for room, or not kept for want of it, and of no other', () => {
+    const dropped: string[] = [];
+    const sizes: number[] = [];
+    const cache = new ByteBoundedCache<string, string>(100, (bytes) => sizes.push(bytes), (key) => dropped.push(key));
+    cache.set('a', 'A', 40);
+    cache.set('b', 'B', 40);
+    cache.set('a', 'A2', 50); // replaced: no drop; b is now the oldest
+    cache.set('c', 'C', 30); // 120 > 100: b goes
+    cache.delete('c');
+    cache.set('a', 'A3', 101); // grown past the whole budget: not kept, and its old bytes are gone
+    expect(dropped).toEqual(['b', 'a']);
+    expect(cache.bytes).toBe(0);
+    expect(sizes.at(-1)).toBe(0);
+    cache.set('d', 'D', 10);
+    cache.clear();
+    expect(dropped).toEqual(['b', 'a']);
+    // With no budget at all nothing is kept, and nothing is said to be dropped.
+    const none: string[] = [];
+    new ByteBoundedCache<string, string>(0, undefined, (key) => none.push(key)).set('x', 'X', 1);
+    expect(none).toEqual([]);
+  });
 });
 
 describe('choosing a content coding', () => {
