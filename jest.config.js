@@ -25,6 +25,7 @@ const moduleNameMapper = {
   '^#domain/replay$': '<rootDir>/libs/domain/src/replay.ts',
   '^#event-store/hash$': '<rootDir>/libs/event-store/src/event-hash.ts',
   '^#event-store/seal$': '<rootDir>/libs/event-store/src/sealing/content-seal.ts',
+  '^#platform/urls$': '<rootDir>/libs/platform/src/database/redact-url.ts',
   '^#migrations$': '<rootDir>/migrations/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { redactUrl } from '#platform';
+// Not '#platform': its index loads the whole HTTP platform, which the CLI's and the audit's processes do not need.
+import { redactUrl } from '#platform/urls';
 import { MasterKeys, newMasterKeyText } from './master-keys.js';
 import { type KeyringOptions, SessionKeyring } from './session-keyring.js';
 
