@@ -5,8 +5,9 @@ import { MasterKeys } from './master-keys.js';
 import { SessionKeyring } from './session-keyring.js';
 
 /**
- * The keyring's memory of unwrapped keys: bounded, least recently used dropped first. A key asked for on every
- * append (a session streaming its tokens) is not moved on every hit, only once it reaches the older half.
+ * The keyring's memory of unwrapped keys: bounded, least recently used dropped first, counted in the key table's
+ * reads. (A hit moves its key to the recent end only once it is in the older half, a cost no read shows: what these
+ * tests hold is that such a key is still never dropped, and that one nobody asks for is.)
  */
 let database: TestDatabase;
 let pool: pg.Pool;
