@@ -58,7 +58,14 @@ export class DatabaseModule implements OnApplicationShutdown {
           provide: PG_POOL,
           useFactory: (metrics: Metrics, reachability: DatabaseReachability) => {
             // Pipeline mode: an append batch's statements leave in one write (PipelinedTransaction).
-            const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize, pipeline: true });
+            // A server that accepts connections and never answers (a partition, a host gone without a reset) fails
+            // a request within the bound (503) instead of holding it; Citus node pools take the same settings.
+            const pool = new pg.Pool({
+              connectionString: options.url,
+              max: options.poolSize,
+              pipeline: true,
+              connectionTimeoutMillis: options.config.dbConnectTimeoutMs,
+            });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
             pool.on('error', (error) => reachability.absorbs('pool', error));
             // A new connection that answers is the database reachable (again, after an outage: the pool drops

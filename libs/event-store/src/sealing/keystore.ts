@@ -20,9 +20,14 @@ const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')
  * The key store's database, made when it does not exist yet (the role needs CREATEDB for that; otherwise
  * create it once by hand, or point CHRONICLE_KEYSTORE_URL at one), with its one table.
  */
-export async function openKeyring(url: string, masters: MasterKeys, options: KeyringOptions & { poolSize?: number } = {}): Promise<SessionKeyring> {
+export async function openKeyring(
+  url: string,
+  masters: MasterKeys,
+  options: KeyringOptions & { poolSize?: number; connectTimeoutMs?: number } = {},
+): Promise<SessionKeyring> {
   await ensureDatabase(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4 });
+  // A connection that cannot be made in time fails the lookup (the write answers 503) instead of holding it.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4, connectionTimeoutMillis: options.connectTimeoutMs ?? 0 });
   // An idle client's error (a server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const keyring = new SessionKeyring(pool, masters, options);
@@ -92,6 +97,8 @@ export function resolveMasterKeys(settings: MasterKeySettings): { readonly maste
 export interface SealingSettings extends MasterKeySettings {
   readonly encryption: boolean;
   readonly keystoreUrl?: string | undefined;
+  /** The bound on making a key store connection (`CHRONICLE_DB_CONNECT_TIMEOUT_MS`); unset or 0: none. */
+  readonly dbConnectTimeoutMs?: number;
 }
 
 /** The key store could not be opened: the message names it (its URL without the password) and where the URL came from. */
@@ -108,7 +115,7 @@ export async function keyringFromSettings(settings: SealingSettings, databaseUrl
   const { masters } = resolveMasterKeys(settings);
   const url = settings.keystoreUrl ?? keystoreUrlFor(databaseUrl);
   try {
-    return await openKeyring(url, masters);
+    return await openKeyring(url, masters, { connectTimeoutMs: settings.dbConnectTimeoutMs });
   } catch (error) {
     const from = settings.keystoreUrl ? 'CHRONICLE_KEYSTORE_URL' : "the default, beside the events' database";
     throw new KeyStoreError(`the key store at ${redactUrl(url)} (${from}) could not be opened: ${(error as Error).message}`, { cause: error });

@@ -33,6 +33,8 @@ const envSchema = z.object({
   CHRONICLE_AUDIT_FULL_EVERY_MS: timerMs().min(0).default(600_000),
   CHRONICLE_SNAPSHOT_EVERY: z.coerce.number().int().positive().default(200),
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
+  /** How long a database connection may take to be made, or a request wait for one from the pool (ms); 0 = no bound. */
+  CHRONICLE_DB_CONNECT_TIMEOUT_MS: timerMs().min(0).default(10_000),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
   /** How long a group commit may wait for its batch to fill (ms); unset: 2 on Citus, 0 (never) on one PostgreSQL. */
   CHRONICLE_APPEND_LINGER_MS: z.coerce.number().int().min(0).max(50).optional(),
@@ -101,6 +103,11 @@ export interface ChronicleConfig {
   readonly retentionDays: number;
   /** How often the retention sweep looks for sessions past the period. */
   readonly retentionIntervalMs: number;
+  /**
+   * How long a connection to PostgreSQL (the events' database, a Citus node, the key store) may take to be made,
+   * or a request wait for one from the pool, before it fails (503); 0 = no bound.
+   */
+  readonly dbConnectTimeoutMs: number;
 }
 
 /** A bad setting: the service stops at once with this one line (no stack), before anything starts. */
@@ -163,5 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     keystoreUrl: e.CHRONICLE_KEYSTORE_URL,
     retentionDays: e.CHRONICLE_RETENTION_DAYS,
     retentionIntervalMs: e.CHRONICLE_RETENTION_INTERVAL_MS,
+    dbConnectTimeoutMs: e.CHRONICLE_DB_CONNECT_TIMEOUT_MS,
   };
 }

@@ -83,6 +83,18 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('CHRONICLE_DB_CONNECT_TIMEOUT_MS', () => {
+    it('is 10 s when unset, and reads milliseconds (0: no bound)', () => {
+      expect(loadConfig({}).dbConnectTimeoutMs).toBe(10_000);
+      expect(loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: '2500' }).dbConnectTimeoutMs).toBe(2500);
+      expect(loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: '0' }).dbConnectTimeoutMs).toBe(0);
+    });
+
+    it('refuses a negative or fractional value at load', () => {
+      for (const value of ['-1', '1.5', 'soon']) expect(() => loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: value })).toThrow(/CHRONICLE_DB_CONNECT_TIMEOUT_MS/);
+    });
+  });
+
   describe('the delays that end up in timers', () => {
     const TIMERS = [
       'CHRONICLE_RECOVERY_INTERVAL_MS',
@@ -91,6 +103,7 @@ describe('loadConfig', () => {
       'CHRONICLE_PROJECTOR_INTERVAL_MS',
       'CHRONICLE_LIVE_HEARTBEAT_MS',
       'CHRONICLE_RETENTION_INTERVAL_MS',
+      'CHRONICLE_DB_CONNECT_TIMEOUT_MS',
     ];
 
     it('refuses one longer than a Node timer keeps (it would fire every millisecond), naming the variable', () => {

@@ -1,0 +1,98 @@
+import pg from 'pg';
+import { runMigrations } from '#platform';
+import { bearer, KEYS } from '../support/app.js';
+import { startTestCluster, stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
+import { ServiceUnderTest } from './support/service.js';
+import { SilentProxy } from './support/silent-proxy.js';
+
+/**
+ * A database host that stops answering without refusing (a partition, a host gone without a reset): the built
+ * service reaches PostgreSQL through a proxy that goes silent. A request that needs a connection waits at most
+ * CHRONICLE_DB_CONNECT_TIMEOUT_MS for one and is answered 503 with Retry-After, never held; nothing it refused is
+ * stored, and once the host answers again the retried write is stored once.
+ */
+const CONNECT_TIMEOUT_MS = 1500;
+/** The bound a request must be answered within: the connect timeout, with room for a loaded machine. */
+const ANSWERED_WITHIN_MS = 8000;
+
+let cluster: TestCluster;
+let proxy: SilentProxy;
+let service: ServiceUnderTest;
+let url: string;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query('CREATE DATABASE partition');
+  await admin.end();
+  url = cluster.url.replace(/\/postgres$/, '/partition');
+  await runMigrations(url);
+  proxy = await SilentProxy.start({ host: '127.0.0.1', port: cluster.port });
+  const viaProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
+  service = await ServiceUnderTest.start(viaProxy, { CHRONICLE_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), CHRONICLE_ENCRYPTION: 'off' });
+}, 60_000);
+afterAll(async () => {
+  await service?.stop();
+  await proxy?.close();
+  if (cluster) stopTestCluster(cluster);
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const json = { 'content-type': 'application/json' };
+
+/** A request answered in time (its status, Retry-After and how long it took), or `hang` when it was not. */
+async function timed(path: string, init: RequestInit = {}): Promise<{ status: number | 'hang'; retryAfter: string | null; ms: number }> {
+  const started = Date.now();
+  const res = await fetch(`${service.base}${path}`, { ...init, signal: AbortSignal.timeout(ANSWERED_WITHIN_MS) }).catch(() => null);
+  await res?.text();
+  return { status: res?.status ?? 'hang', retryAfter: res?.headers.get('retry-after') ?? null, ms: Date.now() - started };
+}
+
+const token = (seq: number) => ({
+  method: 'POST',
+  headers: { ...bearer(KEYS.ingest), ...json },
+  body: JSON.stringify({ events: [{ seq, event: 'token', payload: { text: `t${seq} ` }, createdAt: 1_800_000_000 + seq }] }),
+});
+
+describe('when the database host stops answering', () => {
+  it('answers each request within the connect timeout (503, Retry-After), then stores the retried write once', async () => {
+    const start = await timed('/v1/sessions', { method: 'POST', headers: { ...bearer(KEYS.ingest), ...json }, body: JSON.stringify({ sessionId: 'cut-off', title: 'Cut off' }) });
+    expect(start.status).toBe(201);
+    const submitted = await timed('/v1/sessions/cut-off/submissions', {
+      method: 'POST',
+      headers: { ...bearer(KEYS.ingest), ...json },
+      body: JSON.stringify({ runId: 'run-1', text: 'hello?', submittedAt: 1_800_000_000 }),
+    });
+    expect(submitted.status).toBe(200);
+    expect((await timed('/v1/sessions/cut-off/runs/run-1/journal', token(1))).status).toBe(200);
+
+    proxy.silence();
+    const write = await timed('/v1/sessions/cut-off/runs/run-1/journal', token(2));
+    const ready = await timed('/health/ready');
+    const read = await timed('/v1/sessions/cut-off/events', { headers: bearer(KEYS.read) });
+    // Refused for want of a connection, in time: the write with Retry-After; the readiness probe says not ready;
+    // the read needs the store too.
+    expect(write).toMatchObject({ status: 503, retryAfter: expect.any(String) });
+    expect(ready.status).toBe(503);
+    expect(read).toMatchObject({ status: 503, retryAfter: expect.any(String) });
+    for (const answer of [write, ready, read]) expect(answer.ms).toBeLessThan(ANSWERED_WITHIN_MS);
+
+    proxy.resume();
+    const deadline = Date.now() + 30_000;
+    while ((await timed('/health/ready')).status !== 200 && Date.now() < deadline) await pause(100);
+    expect((await timed('/health/ready')).status).toBe(200);
+    // The refused write, sent again: stored now, and once.
+    expect((await timed('/v1/sessions/cut-off/runs/run-1/journal', token(2))).status).toBe(200);
+    const direct = new pg.Client({ connectionString: url });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query<{ seq: number }>(
+        `SELECT (data->>'seq')::int AS seq FROM events WHERE stream_id = $1 AND type = 'JournalEventRecorded' ORDER BY version`,
+        ['session-cut-off'],
+      );
+      expect(rows.map((row) => row.seq)).toEqual([1, 2]);
+    } finally {
+      await direct.end();
+    }
+  }, 90_000);
+});
