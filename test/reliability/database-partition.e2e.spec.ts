@@ -8,10 +8,12 @@ import { SilentProxy } from './support/silent-proxy.js';
 /**
  * A database host that stops answering without refusing (a partition, a host gone without a reset): the built
  * service reaches PostgreSQL through a proxy that goes silent. A request that needs a connection waits at most
- * CHRONICLE_DB_CONNECT_TIMEOUT_MS for one and is answered 503 with Retry-After, never held; nothing it refused is
- * stored, and once the host answers again the retried write is stored once.
+ * CHRONICLE_DB_CONNECT_TIMEOUT_MS for one, a statement sent on a connection that went silent at most
+ * CHRONICLE_DB_QUERY_TIMEOUT_MS for its answer; either way it is answered 503 with Retry-After, never held;
+ * nothing it refused is stored, and once the host answers again the retried write is stored once.
  */
 const CONNECT_TIMEOUT_MS = 1500;
+const QUERY_TIMEOUT_MS = 2000;
 /** The bound a request must be answered within: the connect timeout, with room for a loaded machine. */
 const ANSWERED_WITHIN_MS = 8000;
 
@@ -29,7 +31,11 @@ beforeAll(async () => {
   await runMigrations(url);
   proxy = await SilentProxy.start({ host: '127.0.0.1', port: cluster.port });
   const viaProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
-  service = await ServiceUnderTest.start(viaProxy, { CHRONICLE_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), CHRONICLE_ENCRYPTION: 'off' });
+  service = await ServiceUnderTest.start(viaProxy, {
+    CHRONICLE_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+    CHRONICLE_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+    CHRONICLE_ENCRYPTION: 'off',
+  });
 }, 60_000);
 afterAll(async () => {
   await service?.stop();
@@ -77,22 +83,42 @@ describe('when the database host stops answering', () => {
     expect(read).toMatchObject({ status: 503, retryAfter: expect.any(String) });
     for (const answer of [write, ready, read]) expect(answer.ms).toBeLessThan(ANSWERED_WITHIN_MS);
 
-    proxy.resume();
-    const deadline = Date.now() + 30_000;
-    while ((await timed('/health/ready')).status !== 200 && Date.now() < deadline) await pause(100);
-    expect((await timed('/health/ready')).status).toBe(200);
-    // The refused write, sent again: stored now, and once.
-    expect((await timed('/v1/sessions/cut-off/runs/run-1/journal', token(2))).status).toBe(200);
-    const direct = new pg.Client({ connectionString: url });
-    await direct.connect();
-    try {
-      const { rows } = await direct.query<{ seq: number }>(
-        `SELECT (data->>'seq')::int AS seq FROM events WHERE stream_id = $1 AND type = 'JournalEventRecorded' ORDER BY version`,
-        ['session-cut-off'],
-      );
-      expect(rows.map((row) => row.seq)).toEqual([1, 2]);
-    } finally {
-      await direct.end();
-    }
+    await resumeAndResend(2);
+    expect(await storedSeqs()).toEqual([1, 2]);
+  }, 90_000);
+
+  it('answers a write whose connection went silent under it within the statement timeout (503), then stores it once', async () => {
+    expect((await timed('/v1/sessions/cut-off/runs/run-1/journal', token(3))).status).toBe(200);
+    // The pool's connections stay open, and nothing comes back on them.
+    proxy.freeze();
+    const write = await timed('/v1/sessions/cut-off/runs/run-1/journal', token(4));
+    expect(write).toMatchObject({ status: 503, retryAfter: expect.any(String) });
+    expect(write.ms).toBeLessThan(ANSWERED_WITHIN_MS);
+    await resumeAndResend(4);
+    expect(await storedSeqs()).toEqual([1, 2, 3, 4]);
   }, 90_000);
 });
+
+/** The host answers again: once the service is ready, the write it refused is sent again and acknowledged. */
+async function resumeAndResend(seq: number): Promise<void> {
+  proxy.resume();
+  const deadline = Date.now() + 30_000;
+  while ((await timed('/health/ready')).status !== 200 && Date.now() < deadline) await pause(100);
+  expect((await timed('/health/ready')).status).toBe(200);
+  expect((await timed('/v1/sessions/cut-off/runs/run-1/journal', token(seq))).status).toBe(200);
+}
+
+/** The journal seqs stored for the session, read from the database itself. */
+async function storedSeqs(): Promise<number[]> {
+  const direct = new pg.Client({ connectionString: url });
+  await direct.connect();
+  try {
+    const { rows } = await direct.query<{ seq: number }>(
+      `SELECT (data->>'seq')::int AS seq FROM events WHERE stream_id = $1 AND type = 'JournalEventRecorded' ORDER BY version`,
+      ['session-cut-off'],
+    );
+    return rows.map((row) => row.seq);
+  } finally {
+    await direct.end();
+  }
+}

@@ -2,11 +2,13 @@ import net from 'node:net';
 
 /**
  * A TCP proxy in front of PostgreSQL that can go silent, as a database host behind a partition does: `silence()`
- * cuts every connection, then accepts new ones and never says a word (no reset, no refusal); `resume()` forwards
- * again. A refused connection fails at once; a silent one only fails when the client stops waiting.
+ * cuts every connection, then accepts new ones and never says a word (no reset, no refusal); `freeze()` leaves
+ * the connections open but lets nothing through either way; `resume()` forwards again. A refused connection fails
+ * at once; a silent one only fails when the client stops waiting.
  */
 export class SilentProxy {
   private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Set<[net.Socket, net.Socket]>();
   private silent = false;
 
   private constructor(
@@ -29,6 +31,17 @@ export class SilentProxy {
     this.cutAll();
   }
 
+  /** Lets nothing more through on the open connections (they stay open), and answers no new one. */
+  freeze(): void {
+    this.silent = true;
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
   /** Forwards again (the connections held silent are cut: their clients gave up on them). */
   resume(): void {
     this.silent = false;
@@ -46,8 +59,10 @@ export class SilentProxy {
     const upstream = this.track(net.connect(this.target.port, this.target.host));
     client.pipe(upstream);
     upstream.pipe(client);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    this.pairs.add(pair);
+    client.on('close', () => (upstream.destroy(), this.pairs.delete(pair)));
+    upstream.on('close', () => (client.destroy(), this.pairs.delete(pair)));
   }
 
   private track(socket: net.Socket): net.Socket {
@@ -60,5 +75,6 @@ export class SilentProxy {
   private cutAll(): void {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
+    this.pairs.clear();
   }
 }

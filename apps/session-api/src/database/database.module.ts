@@ -58,13 +58,15 @@ export class DatabaseModule implements OnApplicationShutdown {
           provide: PG_POOL,
           useFactory: (metrics: Metrics, reachability: DatabaseReachability) => {
             // Pipeline mode: an append batch's statements leave in one write (PipelinedTransaction).
-            // A server that accepts connections and never answers (a partition, a host gone without a reset) fails
-            // a request within the bound (503) instead of holding it; Citus node pools take the same settings.
+            // A server that accepts connections and never answers, or stops answering on one already made (a
+            // partition, a host gone without a reset), fails a request within the bounds (503) instead of holding
+            // it; a statement given up drops its connection. Citus node pools take the same settings.
             const pool = new pg.Pool({
               connectionString: options.url,
               max: options.poolSize,
               pipeline: true,
               connectionTimeoutMillis: options.config.dbConnectTimeoutMs,
+              query_timeout: options.config.dbQueryTimeoutMs || undefined,
             });
             // An idle client's error (server restart) must not crash the process; the next query reconnects.
             pool.on('error', (error) => reachability.absorbs('pool', error));

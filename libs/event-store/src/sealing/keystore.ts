@@ -23,11 +23,16 @@ const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')
 export async function openKeyring(
   url: string,
   masters: MasterKeys,
-  options: KeyringOptions & { poolSize?: number; connectTimeoutMs?: number } = {},
+  options: KeyringOptions & { poolSize?: number; connectTimeoutMs?: number; queryTimeoutMs?: number } = {},
 ): Promise<SessionKeyring> {
   await ensureDatabase(url);
-  // A connection that cannot be made in time fails the lookup (the write answers 503) instead of holding it.
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4, connectionTimeoutMillis: options.connectTimeoutMs ?? 0 });
+  // A connection that cannot be made in time, or a lookup unanswered, fails (the write answers 503) instead of holding it.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 4,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 0,
+    query_timeout: options.queryTimeoutMs || undefined,
+  });
   // An idle client's error (a server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   const keyring = new SessionKeyring(pool, masters, options);
@@ -97,8 +102,9 @@ export function resolveMasterKeys(settings: MasterKeySettings): { readonly maste
 export interface SealingSettings extends MasterKeySettings {
   readonly encryption: boolean;
   readonly keystoreUrl?: string | undefined;
-  /** The bound on making a key store connection (`CHRONICLE_DB_CONNECT_TIMEOUT_MS`); unset or 0: none. */
+  /** The bounds on making a key store connection and on a lookup's answer (`CHRONICLE_DB_…_TIMEOUT_MS`); unset or 0: none. */
   readonly dbConnectTimeoutMs?: number;
+  readonly dbQueryTimeoutMs?: number;
 }
 
 /** The key store could not be opened: the message names it (its URL without the password) and where the URL came from. */
@@ -115,7 +121,7 @@ export async function keyringFromSettings(settings: SealingSettings, databaseUrl
   const { masters } = resolveMasterKeys(settings);
   const url = settings.keystoreUrl ?? keystoreUrlFor(databaseUrl);
   try {
-    return await openKeyring(url, masters, { connectTimeoutMs: settings.dbConnectTimeoutMs });
+    return await openKeyring(url, masters, { connectTimeoutMs: settings.dbConnectTimeoutMs, queryTimeoutMs: settings.dbQueryTimeoutMs });
   } catch (error) {
     const from = settings.keystoreUrl ? 'CHRONICLE_KEYSTORE_URL' : "the default, beside the events' database";
     throw new KeyStoreError(`the key store at ${redactUrl(url)} (${from}) could not be opened: ${(error as Error).message}`, { cause: error });

@@ -35,6 +35,8 @@ const envSchema = z.object({
   CHRONICLE_DB_POOL_SIZE: z.coerce.number().int().positive().default(10),
   /** How long a database connection may take to be made, or a request wait for one from the pool (ms); 0 = no bound. */
   CHRONICLE_DB_CONNECT_TIMEOUT_MS: timerMs().min(0).default(10_000),
+  /** How long a statement may go unanswered on a connection before it is given up and the connection dropped (ms); 0 = no bound. */
+  CHRONICLE_DB_QUERY_TIMEOUT_MS: timerMs().min(0).default(30_000),
   CHRONICLE_APPEND_IN_FLIGHT: z.coerce.number().int().positive().max(64).default(1),
   /** How long a group commit may wait for its batch to fill (ms); unset: 2 on Citus, 0 (never) on one PostgreSQL. */
   CHRONICLE_APPEND_LINGER_MS: z.coerce.number().int().min(0).max(50).optional(),
@@ -108,6 +110,11 @@ export interface ChronicleConfig {
    * or a request wait for one from the pool, before it fails (503); 0 = no bound.
    */
   readonly dbConnectTimeoutMs: number;
+  /**
+   * How long a statement may go unanswered before the service gives it up and drops its connection (a host that
+   * went silent under an open connection); a write given up is answered 503 and was not acknowledged. 0 = no bound.
+   */
+  readonly dbQueryTimeoutMs: number;
 }
 
 /** A bad setting: the service stops at once with this one line (no stack), before anything starts. */
@@ -171,5 +178,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ChronicleConfi
     retentionDays: e.CHRONICLE_RETENTION_DAYS,
     retentionIntervalMs: e.CHRONICLE_RETENTION_INTERVAL_MS,
     dbConnectTimeoutMs: e.CHRONICLE_DB_CONNECT_TIMEOUT_MS,
+    dbQueryTimeoutMs: e.CHRONICLE_DB_QUERY_TIMEOUT_MS,
   };
 }

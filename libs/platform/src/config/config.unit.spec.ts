@@ -83,15 +83,19 @@ describe('loadConfig', () => {
     });
   });
 
-  describe('CHRONICLE_DB_CONNECT_TIMEOUT_MS', () => {
-    it('is 10 s when unset, and reads milliseconds (0: no bound)', () => {
+  describe('CHRONICLE_DB_CONNECT_TIMEOUT_MS and CHRONICLE_DB_QUERY_TIMEOUT_MS', () => {
+    it('is 10 s when unset (30 s for an answer to a statement), and reads milliseconds (0: no bound)', () => {
       expect(loadConfig({}).dbConnectTimeoutMs).toBe(10_000);
+      expect(loadConfig({}).dbQueryTimeoutMs).toBe(30_000);
+      expect(loadConfig({ CHRONICLE_DB_QUERY_TIMEOUT_MS: '0' }).dbQueryTimeoutMs).toBe(0);
       expect(loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: '2500' }).dbConnectTimeoutMs).toBe(2500);
       expect(loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: '0' }).dbConnectTimeoutMs).toBe(0);
     });
 
     it('refuses a negative or fractional value at load', () => {
-      for (const value of ['-1', '1.5', 'soon']) expect(() => loadConfig({ CHRONICLE_DB_CONNECT_TIMEOUT_MS: value })).toThrow(/CHRONICLE_DB_CONNECT_TIMEOUT_MS/);
+      for (const name of ['CHRONICLE_DB_CONNECT_TIMEOUT_MS', 'CHRONICLE_DB_QUERY_TIMEOUT_MS']) {
+        for (const value of ['-1', '1.5', 'soon']) expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+      }
     });
   });
 
@@ -104,6 +108,7 @@ describe('loadConfig', () => {
       'CHRONICLE_LIVE_HEARTBEAT_MS',
       'CHRONICLE_RETENTION_INTERVAL_MS',
       'CHRONICLE_DB_CONNECT_TIMEOUT_MS',
+      'CHRONICLE_DB_QUERY_TIMEOUT_MS',
     ];
 
     it('refuses one longer than a Node timer keeps (it would fire every millisecond), naming the variable', () => {

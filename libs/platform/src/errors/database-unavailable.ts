@@ -20,9 +20,12 @@ const SOCKET_CODES = new Set([
  */
 const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
 
-/** What node-postgres says, without a code, when its socket closes or its pool cannot connect in time. */
+/**
+ * What node-postgres says, without a code, when its socket closes, its pool cannot connect in time, or a statement
+ * goes unanswered past `query_timeout` (its connection is then dropped).
+ */
 const PG_CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Connection refused/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Connection refused|Query read timeout/i;
 
 /** Retry-After (seconds) of a 503 for an unreachable database: a restart or failover takes a few seconds. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;

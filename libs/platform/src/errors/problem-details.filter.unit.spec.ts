@@ -58,6 +58,17 @@ describe('the problem-details filter, when the database goes away mid-request', 
     expect(sent.status).toBe(503);
   });
 
+  it('answers a statement given up for want of an answer (query_timeout) and a pool wait past its bound with a 503', () => {
+    for (const error of [
+      new Error("the commit's outcome is unknown", { cause: new Error('Query read timeout') }),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
+      const { host, sent } = exchange(false);
+      filter.catch(error, host);
+      expect([sent.status, sent.headers['Retry-After']]).toEqual([503, '2']);
+    }
+  });
+
   it('counts an ECONNRESET as a client disconnect, and sends nothing, only when the HTTP client\'s own socket is gone', () => {
     const { host, sent } = exchange(true);
     filter.catch(socketError('ECONNRESET'), host);
