@@ -43,6 +43,18 @@ export class NodeRouter {
     return pool;
   }
 
+  /**
+   * A node's own pool could not connect: dropped, with the addresses, so the next call reads `pg_dist_node` again.
+   * A node's address changes when it fails over (`citus_update_node`); kept, the old one would be tried on every
+   * call until the process restarts.
+   */
+  unreachable(node: number, pool: pg.Pool): void {
+    if (this.pools.get(node) !== pool) return;
+    this.pools.delete(node);
+    this.addresses = new Map();
+    void pool.end().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.pools.values()].map((pool) => pool.end().catch(() => undefined)));
     this.pools.clear();

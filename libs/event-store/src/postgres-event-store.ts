@@ -362,6 +362,8 @@ export class PostgresEventStore implements EventStore {
     const direct = await router.poolFor(node);
     const client = await direct.connect().catch((error: unknown) => {
       if (direct === this.pool) throw error;
+      // Its address may have changed (a failover): the next batch looks it up again.
+      router.unreachable(node, direct);
       return this.pool.connect();
     });
     return this.commitAlone({ ...ROUTED_APPEND, values }, client);
