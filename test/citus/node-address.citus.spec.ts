@@ -42,9 +42,20 @@ const routedPort = (group: number): number | undefined => {
   return options?.connectionString ? Number(new URL(options.connectionString).port) : options?.port;
 };
 
+/** Stops worker 1, starts it on a new port and tells the cluster (`citus_update_node`); answers the new port. */
+async function moveWorker(worker: { port: number; dataDir: string }, from: number): Promise<number> {
+  const to = await freePort();
+  await stopNode(cluster, 'worker1');
+  appendFileSync(join(worker.dataDir, 'postgresql.conf'), `\nport = ${to}\n`);
+  worker.port = to;
+  await startNode(cluster, 'worker1');
+  await onNode(url, (c) => c.query(`SELECT citus_update_node(nodeid, '127.0.0.1', $1) FROM pg_dist_node WHERE nodeport = $2`, [to, from]));
+  return to;
+}
+
 describe('a worker moved to another address', () => {
-  it('sends its appends to the new address after the first one that fails to reach the old', async () => {
-    const worker = cluster.nodes.find((n) => n.name === 'worker1')!;
+  it('sends its appends, and the log reader its reads, to the new address once the old one fails them', async () => {
+    const worker = cluster.nodes.find((n) => n.name === 'worker1') as { name: string; port: number; dataDir: string };
     const oldPort = worker.port;
     const [sessionId] = await sessionsOnNode(url, oldPort, 'moved', 1);
     const streamId = toSessionStreamId(sessionId);
@@ -54,12 +65,7 @@ describe('a worker moved to another address', () => {
     expect(routedPort(group)).toBe(oldPort);
 
     // The failover: the node comes back at another address, and the cluster's metadata says so.
-    const newPort = await freePort();
-    await stopNode(cluster, 'worker1');
-    appendFileSync(join(worker.dataDir, 'postgresql.conf'), `\nport = ${newPort}\n`);
-    (worker as { port: number }).port = newPort;
-    await startNode(cluster, 'worker1');
-    await onNode(url, (c) => c.query(`SELECT citus_update_node(nodeid, '127.0.0.1', $1) FROM pg_dist_node WHERE nodeport = $2`, [newPort, oldPort]));
+    const newPort = await moveWorker(worker, oldPort);
 
     // The first append after it finds the old address gone, and commits through the coordinator.
     await store.append(streamId, [event(2)], { expectedVersion: 1 });
@@ -67,5 +73,12 @@ describe('a worker moved to another address', () => {
     await store.append(streamId, [event(3)], { expectedVersion: 2 });
     expect(routedPort(group)).toBe(newPort);
     expect((await store.readStream(streamId)).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+
+    // Moved again, with no append to find out: the reader of the log (which reads each node on its own pool)
+    // finds the old address gone and looks it up again too, at the latest on its next read.
+    const thirdPort = await moveWorker(worker, newPort);
+    const read = await store.readAll({ limit: 100 }).catch(() => store.readAll({ limit: 100 }));
+    expect(read.events.filter((e) => e.streamId === streamId).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(routedPort(group)).toBe(thirdPort);
   }, 120_000);
 });

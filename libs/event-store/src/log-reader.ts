@@ -167,7 +167,10 @@ export class LogReader {
               return `(SELECT * FROM (${arms.join(' UNION ALL ')}) o ORDER BY o.log_tx, o.log_gp LIMIT $1)`;
             });
             const text = blocks.join(' UNION ALL ');
-            return pools[i]!.query<R>({ name: statementName('chronicle_log_local', text), text, values }).then((result) => result.rows);
+            return pools[i]!.query<R>({ name: statementName('chronicle_log_local', text), text, values }).then(
+              (result) => result.rows,
+              (error: unknown) => router.gaveNoAnswer(nodes[i]![0], pools[i]!, error),
+            );
           }),
         );
       } catch (error) {
@@ -269,7 +272,9 @@ export class LogReader {
         nodes.rows.map(async ({ origin }) => {
           const direct = await this.router?.directPool(Number(origin));
           if (!direct) throw new Error(`node group ${origin} has no address`);
-          const { rows } = await direct.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+          const { rows } = await direct
+            .query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`)
+            .catch((error: unknown) => this.router!.gaveNoAnswer(Number(origin), direct, error));
           return [origin, rows[0].xmin] as const;
         }),
       );

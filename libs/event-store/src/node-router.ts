@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { isStatementError } from './append-batch.outcomes.js';
 
 /** Streams whose node is remembered (a stream's node changes only when its shard moves). */
 const REMEMBERED = 100_000;
@@ -53,6 +54,15 @@ export class NodeRouter {
     this.pools.delete(node);
     this.addresses = new Map();
     void pool.end().catch(() => undefined);
+  }
+
+  /**
+   * A statement sent on a node's own pool failed: when the node gave no answer (not a statement PostgreSQL
+   * refused: the connection failed, or timed out), the pool is dropped as `unreachable`. Rethrows the error.
+   */
+  gaveNoAnswer(node: number, pool: pg.Pool, error: unknown): never {
+    if (!isStatementError(error)) this.unreachable(node, pool);
+    throw error;
   }
 
   async close(): Promise<void> {
