@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { runMigrations } from '#platform';
 import { bearer, KEYS } from '../support/app.js';
+import { pollUntil } from '../support/poll.js';
+import { dataOf, openEventStream } from '../support/server-sent-events.js';
 import { startTestCluster, stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
 import { ServiceUnderTest } from './support/service.js';
 import { SilentProxy } from './support/silent-proxy.js';
@@ -14,6 +16,8 @@ import { SilentProxy } from './support/silent-proxy.js';
  */
 const CONNECT_TIMEOUT_MS = 1500;
 const QUERY_TIMEOUT_MS = 2000;
+/** The live heartbeat's period, and so how often the LISTEN connection is checked. */
+const HEARTBEAT_MS = 500;
 /** The bound a request must be answered within: the connect timeout, with room for a loaded machine. */
 const ANSWERED_WITHIN_MS = 8000;
 
@@ -34,6 +38,7 @@ beforeAll(async () => {
   service = await ServiceUnderTest.start(viaProxy, {
     CHRONICLE_DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
     CHRONICLE_DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+    CHRONICLE_LIVE_HEARTBEAT_MS: String(HEARTBEAT_MS),
     CHRONICLE_ENCRYPTION: 'off',
   });
 }, 60_000);
@@ -96,6 +101,40 @@ describe('when the database host stops answering', () => {
     expect(write.ms).toBeLessThan(ANSWERED_WITHIN_MS);
     await resumeAndResend(4);
     expect(await storedSeqs()).toEqual([1, 2, 3, 4]);
+  }, 90_000);
+});
+
+describe('when the LISTEN connection goes silent and the partition heals', () => {
+  it("finds it lost, listens again, and a live watcher hears another replica's append", async () => {
+    // Another replica, straight to the database: its appends reach the first one only through LISTEN.
+    const other = await ServiceUnderTest.start(url, { CHRONICLE_ENCRYPTION: 'off' });
+    const started = await timed('/v1/sessions', { method: 'POST', headers: { ...bearer(KEYS.ingest), ...json }, body: JSON.stringify({ sessionId: 'watched' }) });
+    expect(started.status).toBe(201);
+    const watch = openEventStream(`${service.base}/v1/sessions/watched/live`, bearer(KEYS.read));
+    try {
+      const versions = () => dataOf<{ version: number }>(watch.events, 'transcript').map((event) => event.version);
+      await watch.ready;
+      await pollUntil('the first transcript event', versions, (v) => v.length >= 1, { timeoutMs: 10_000 });
+
+      // Every connection of the first replica goes silent, its LISTEN too; then new connections go through again
+      // while the frozen ones stay dead (no error, no end: only a statement on them can tell).
+      proxy.freeze();
+      await pause(HEARTBEAT_MS + QUERY_TIMEOUT_MS + 1000);
+      proxy.heal();
+
+      const submitted = await fetch(`${other.base}/v1/sessions/watched/submissions`, {
+        method: 'POST',
+        headers: { ...bearer(KEYS.ingest), ...json },
+        body: JSON.stringify({ runId: 'run-w', text: 'are you there?', submittedAt: 1_800_000_100 }),
+      });
+      expect(submitted.status).toBe(200);
+      const version = ((await submitted.json()) as { version: number }).version;
+      await pollUntil("the other replica's append on the live stream", versions, (v) => v.includes(version), { timeoutMs: 15_000 });
+    } finally {
+      watch.close();
+      await other.stop();
+      proxy.resume();
+    }
   }, 90_000);
 });
 

@@ -42,6 +42,14 @@ export class SilentProxy {
     }
   }
 
+  /**
+   * Forwards new connections again and leaves the frozen ones as they are, open and dead (a partition healed
+   * after the server gave up on the connections it had: nothing on them is ever heard again).
+   */
+  heal(): void {
+    this.silent = false;
+  }
+
   /** Forwards again (the connections held silent are cut: their clients gave up on them). */
   resume(): void {
     this.silent = false;

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import { atNode, type NodeAddress } from '#event-store';
 import { NOTIFY_CHANNEL } from '#read-models';
+import { checkListening, DEFAULT_LISTEN_CHECK_MS } from './listen-check.js';
 
 /** How often the cluster's node list is read again (a worker added later is heard from within this). */
 const NODES_REFRESH_MS = 30_000;
@@ -28,6 +29,8 @@ export class ClusterListeners {
     private readonly pool: pg.Pool,
     private readonly onNotification: (payload: string) => void,
     private readonly onReconnected: () => void,
+    /** How often each LISTEN connection is checked (`checkListening`). */
+    private readonly checkMs: number = DEFAULT_LISTEN_CHECK_MS,
   ) {}
 
   /**
@@ -79,7 +82,7 @@ export class ClusterListeners {
     const started: Promise<void>[] = [];
     for (const [key, address] of wanted) {
       if (this.listeners.has(key)) continue;
-      const listener = new NodeListener(this.pool, address, this.onNotification, this.onReconnected, this.logger);
+      const listener = new NodeListener(this.pool, address, this.onNotification, this.onReconnected, this.logger, this.checkMs);
       this.listeners.set(key, listener);
       started.push(listener.start());
     }
@@ -91,6 +94,7 @@ export class ClusterListeners {
 class NodeListener {
   private client: pg.Client | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopChecks: () => void = () => undefined;
   private delay = RECONNECT_FIRST_MS;
   private lost = false;
   private stopped = false;
@@ -101,6 +105,7 @@ class NodeListener {
     private readonly onNotification: (payload: string) => void,
     private readonly onReconnected: () => void,
     private readonly logger: Logger,
+    private readonly checkMs: number,
   ) {}
 
   /** The first attempt: settled once this listens, or once it failed (it then reconnects on its own). */
@@ -110,6 +115,7 @@ class NodeListener {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopChecks();
     if (this.timer) clearTimeout(this.timer);
     const client = this.client;
     this.client = null;
@@ -122,6 +128,7 @@ class NodeListener {
     const drop = (error: Error) => {
       if (this.client !== client) return;
       this.client = null;
+      this.stopChecks();
       client.end().catch(() => undefined);
       if (this.stopped) return;
       if (!this.lost) this.logger.warn(`live listener on ${this.address.host}:${this.address.port} lost: ${error.message}; reconnecting`);
@@ -135,6 +142,7 @@ class NodeListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      if (this.client === client) this.stopChecks = checkListening(client, this.checkMs);
       this.delay = RECONNECT_FIRST_MS;
       if (this.lost) {
         this.lost = false;

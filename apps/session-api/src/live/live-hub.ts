@@ -6,6 +6,7 @@ import {
   Logger,
   type OnModuleDestroy,
   type OnModuleInit,
+  Optional,
 } from '@nestjs/common';
 import pg from 'pg';
 import { fromSessionStreamId } from '#domain';
@@ -13,6 +14,8 @@ import { DatabaseReachability } from '#platform';
 import { engineOf } from '#event-store';
 import { LruCache, NOTIFY_CHANNEL, parseNotification } from '#read-models';
 import { ClusterListeners } from './cluster-listeners.js';
+import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
+import { checkListening, DEFAULT_LISTEN_CHECK_MS } from './listen-check.js';
 import { PG_POOL } from '../database/database.module.js';
 
 /** Reconnect backoff of the LISTEN connection: doubles from the first delay up to the cap. */
@@ -29,7 +32,8 @@ const EMITTED_SESSIONS = 10_000;
  * Each local append is seen twice (the writer's `changed` call and the echo of its own NOTIFY), so
  * `changed` is idempotent per (session, version): only a version higher than the last one emitted for
  * that session goes out. The LISTEN connection reconnects (capped backoff) when it is lost, and after a
- * reconnect every subscribed session is re-checked, since notifications sent in the gap are gone.
+ * reconnect every subscribed session is re-checked, since notifications sent in the gap are gone. It is checked
+ * every heartbeat period (`checkListening`): one that went silent is found lost too.
  */
 @Injectable()
 export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
@@ -54,6 +58,8 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
   constructor(
     @Inject(PG_POOL) private readonly pool: pg.Pool,
     private readonly reachability: DatabaseReachability,
+    /** How often the LISTEN connections are checked (the live heartbeat's period). */
+    @Optional() @Inject(CONFIG_HEARTBEAT_MS) private readonly checkMs: number = DEFAULT_LISTEN_CHECK_MS,
   ) {
     this.emitter.setMaxListeners(0);
   }
@@ -62,7 +68,7 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
     await this.listen();
     const engine = await engineOf(this.pool).catch(() => 'postgres' as const);
     if (engine === 'citus' && !this.stopped) {
-      this.cluster = new ClusterListeners(this.pool, (payload) => this.notified(payload), () => this.recheckSubscribers());
+      this.cluster = new ClusterListeners(this.pool, (payload) => this.notified(payload), () => this.recheckSubscribers(), this.checkMs);
       await this.cluster.start();
     }
   }
@@ -149,9 +155,11 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
       }
       const connection = client;
       let released = false;
+      let stopChecks = () => undefined as void;
       const release = (error?: Error) => {
         if (released) return false;
         released = true;
+        stopChecks();
         connection.removeListener('notification', onNotification);
         if (this.listener?.client === connection) this.listener = null;
         connection.release(error);
@@ -177,6 +185,7 @@ export class LiveHub implements OnModuleInit, OnModuleDestroy, BeforeApplication
       });
       if (released) return;
       this.listener = { client: connection, release: () => void release() };
+      stopChecks = checkListening(connection, this.checkMs);
       this.reconnectDelayMs = RECONNECT_FIRST_MS;
       if (this.lost) {
         this.lost = false;
