@@ -1,24 +1,17 @@
-import pg from 'pg';
-import { runMigrations } from '#platform';
 import { bearer, KEYS } from '../support/app.js';
-import { startServer, startTestCluster, stopServer, stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
+import { startServer, stopServer, stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
 import { type Acknowledged, runChat, verifyChats } from './support/chat-workload.js';
 import { newTally } from './support/retrying-client.js';
 import { report, SCALE, SUITE_TIMEOUT_MS } from './support/scale.js';
+import { startOwnDatabase } from './support/own-cluster.js';
 import { ServiceUnderTest } from './support/service.js';
 
-// Its own PostgreSQL cluster: stopping it never disturbs the test files that share the global one.
+// Its own PostgreSQL cluster (startOwnDatabase): stopping it never disturbs the test files that share the global one.
 let cluster: TestCluster;
 let service: ServiceUnderTest;
 let url: string;
 beforeAll(async () => {
-  cluster = await startTestCluster();
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE outage');
-  await admin.end();
-  url = cluster.url.replace(/\/postgres$/, '/outage');
-  await runMigrations(url);
+  ({ cluster, url } = await startOwnDatabase('outage'));
   service = await ServiceUnderTest.start(url);
 }, 60_000);
 afterAll(async () => {

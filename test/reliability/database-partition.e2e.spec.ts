@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { runMigrations } from '#platform';
 import { bearer, KEYS } from '../support/app.js';
 import { pollUntil } from '../support/poll.js';
 import { dataOf, openEventStream } from '../support/server-sent-events.js';
-import { startTestCluster, stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
+import { stopTestCluster, type TestCluster } from '../support/test-postgres.mjs';
+import { startOwnDatabase } from './support/own-cluster.js';
 import { ServiceUnderTest } from './support/service.js';
 import { SilentProxy } from './support/silent-proxy.js';
 
@@ -26,13 +26,7 @@ let proxy: SilentProxy;
 let service: ServiceUnderTest;
 let url: string;
 beforeAll(async () => {
-  cluster = await startTestCluster();
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE partition');
-  await admin.end();
-  url = cluster.url.replace(/\/postgres$/, '/partition');
-  await runMigrations(url);
+  ({ cluster, url } = await startOwnDatabase('partition'));
   proxy = await SilentProxy.start({ host: '127.0.0.1', port: cluster.port });
   const viaProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
   service = await ServiceUnderTest.start(viaProxy, {
