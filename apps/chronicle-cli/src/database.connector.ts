@@ -76,7 +76,9 @@ export async function openDatabase(io: CliIo): Promise<CliDatabase> {
   }
   let keyring: SessionKeyring | null;
   try {
-    keyring = await keyringFromSettings(config, url);
+    // No bound on a key store statement's answer here: the CLI's work on a large key table (rotate-keys, stats)
+    // may take longer than the service's bound allows, and its operator sees a hang.
+    keyring = await keyringFromSettings({ ...config, dbQueryTimeoutMs: 0 }, url);
   } catch (error) {
     await pool.end().catch(() => undefined);
     await stopEmbedded().catch(() => undefined);

@@ -219,7 +219,10 @@ export class LogReader {
               );
             });
             const text = `SELECT count(*)::int AS lag FROM (SELECT 1 FROM (${arms.join(' UNION ALL ')}) past LIMIT $1) behind`;
-            return pools[i]!.query<{ lag: number }>({ name: statementName('chronicle_log_count', text), text, values }).then((result) => result.rows[0].lag);
+            return pools[i]!.query<{ lag: number }>({ name: statementName('chronicle_log_count', text), text, values }).then(
+              (result) => result.rows[0].lag,
+              (error: unknown) => router.gaveNoAnswer(nodes[i]![0], pools[i]!, error),
+            );
           }),
         );
         return Math.min(cap, counts.reduce((a, b) => a + b, 0));

@@ -37,6 +37,9 @@ export class NodeRouter {
       );
       this.addresses = new Map(result.rows.map((row) => [row.groupid, { host: row.nodename, port: row.nodeport }]));
     }
+    // Another call may have made the node's pool while this one read the addresses: one pool a node.
+    const made = this.pools.get(node);
+    if (made) return made;
     const address = this.addresses.get(node);
     if (!address) return null;
     const pool = poolAtNode(this.pool, address, 2);
@@ -49,11 +52,13 @@ export class NodeRouter {
    * A node's address changes when it fails over (`citus_update_node`); kept, the old one would be tried on every
    * call until the process restarts.
    */
-  unreachable(node: number, pool: pg.Pool): void {
-    if (this.pools.get(node) !== pool) return;
+  unreachable(node: number, pool: pg.Pool, error: unknown): void {
+    // All of its clients busy is no failure of the node's (pg-pool's wait for a client ran out).
+    if (this.pools.get(node) !== pool || isPoolWaitTimeout(error)) return;
     this.pools.delete(node);
     this.addresses = new Map();
-    void pool.end().catch(() => undefined);
+    // Not ended: a call may still wait for one of its clients (an ended pool serves no waiter) or hold it to ask;
+    // its idle clients close on their own (the pool's idle timeout), and nothing keeps the process up for them.
   }
 
   /**
@@ -61,7 +66,7 @@ export class NodeRouter {
    * refused: the connection failed, or timed out), the pool is dropped as `unreachable`. Rethrows the error.
    */
   gaveNoAnswer(node: number, pool: pg.Pool, error: unknown): never {
-    if (!isStatementError(error)) this.unreachable(node, pool);
+    if (!isStatementError(error)) this.unreachable(node, pool, error);
     throw error;
   }
 
@@ -104,6 +109,12 @@ export class NodeRouter {
     this.nodes.set(streamId, node);
   }
 }
+
+/**
+ * pg-pool's word for a wait for one of a pool's clients that ran out (all busy); a connection that could not be
+ * made says "Connection terminated due to connection timeout".
+ */
+const isPoolWaitTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'timeout exceeded when trying to connect';
 
 /** SQLSTATE of the routed append's refusal: a stream of the call is not on the node it ran on. */
 export const NOT_ON_THIS_NODE = 'CHR01';

@@ -363,7 +363,7 @@ export class PostgresEventStore implements EventStore {
     const client = await direct.connect().catch((error: unknown) => {
       if (direct === this.pool) throw error;
       // Its address may have changed (a failover): the next batch looks it up again.
-      router.unreachable(node, direct);
+      router.unreachable(node, direct, error);
       return this.pool.connect();
     });
     return this.commitAlone({ ...ROUTED_APPEND, values }, client);

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../errors/database-unavailable.js';
+import { isDatabaseUnavailable, isPoolWaitTimeout } from '../errors/database-unavailable.js';
 
 /** Where the service's log lines about the database's reachability go. */
 export type ReachabilityLog = (level: 'warn' | 'info', fields: Readonly<Record<string, unknown>>, message: string) => void;
@@ -29,8 +29,9 @@ export class DatabaseReachability {
     return this.outage === null;
   }
 
-  /** `source` could not reach the database. */
+  /** `source` could not reach the database (a wait for a busy pool's client that ran out is no outage: ignored). */
   unreachable(source: string, error: unknown): void {
+    if (isPoolWaitTimeout(error)) return;
     if (this.outage) {
       this.outage.failures += 1;
       this.outage.sources.add(source);

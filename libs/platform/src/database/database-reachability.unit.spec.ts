@@ -23,6 +23,16 @@ describe('the database reachability state', () => {
     expect(lines).toEqual([]);
   });
 
+  it('takes a wait for a busy pool that ran out for no outage (answered 503, but the database answers the others)', () => {
+    const { subject, lines, changes } = reachability();
+    subject.unreachable('request', new Error("the commit's outcome is unknown", { cause: new Error('timeout exceeded when trying to connect') }));
+    expect(subject.absorbs('session index projector', new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect([subject.reachable, lines, changes]).toEqual([true, [], []]);
+    // A connection that could not be made in time is one.
+    subject.unreachable('request', new Error('Connection terminated due to connection timeout'));
+    expect(subject.reachable).toBe(false);
+  });
+
   describe('during an outage', () => {
     it('logs the first failure only, with its source and error', () => {
       const { subject, lines, changes } = reachability();

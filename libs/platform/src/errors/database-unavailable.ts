@@ -37,6 +37,21 @@ function unavailableItself(error: unknown): boolean {
   return typeof e.message === 'string' && PG_CONNECTION_MESSAGES.test(e.message);
 }
 
+/**
+ * pg-pool's word for a request that waited past `connectionTimeoutMillis` for one of the pool's clients, all busy
+ * (a connection that could not be made says "Connection terminated due to connection timeout"): the request is
+ * answered 503 like an unreachable database, but the database answered the others, so it is no outage.
+ */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+/** True when the error, or one it wraps, is a wait for a busy pool's client that ran out (`POOL_WAIT_TIMEOUT`). */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  for (let next = error, depth = 0; next instanceof Error && depth < 8; next = next.cause, depth += 1) {
+    if (next.message === POOL_WAIT_TIMEOUT) return true;
+  }
+  return false;
+}
+
 /** True when the error, or an error it wraps (`cause`, an AggregateError's `errors`), says the database is unreachable. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
