@@ -109,7 +109,7 @@ const auditWorkerGraph = {
 
 /**
  * The event store is loaded by every process that reads or writes events (the CLI, the whole-store audit's child):
- * from the platform it takes `#platform/urls`, not the `#platform` index, which loads the HTTP platform (Nest,
+ * from the platform it takes `#platform/urls` and `#platform/database-errors`, not the `#platform` index, which loads the HTTP platform (Nest,
  * Fastify, pino, prom-client) with it: 0.35 s more CPU and 30 MB more peak RSS for the audit child on the 1,000 × 200 store.
  */
 const eventStoreGraph = {

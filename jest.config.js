@@ -26,6 +26,7 @@ const moduleNameMapper = {
   '^#event-store/hash$': '<rootDir>/libs/event-store/src/event-hash.ts',
   '^#event-store/seal$': '<rootDir>/libs/event-store/src/sealing/content-seal.ts',
   '^#platform/urls$': '<rootDir>/libs/platform/src/database/redact-url.ts',
+  '^#platform/database-errors$': '<rootDir>/libs/platform/src/errors/database-unavailable.ts',
   '^#migrations$': '<rootDir>/migrations/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };

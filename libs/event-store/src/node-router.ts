@@ -1,4 +1,6 @@
 import pg from 'pg';
+// Not '#platform': its index loads the whole HTTP platform.
+import { isPoolWaitTimeout } from '#platform/database-errors';
 import { isStatementError } from './append-batch.outcomes.js';
 
 /** Streams whose node is remembered (a stream's node changes only when its shard moves). */
@@ -109,12 +111,6 @@ export class NodeRouter {
     this.nodes.set(streamId, node);
   }
 }
-
-/**
- * pg-pool's word for a wait for one of a pool's clients that ran out (all busy); a connection that could not be
- * made says "Connection terminated due to connection timeout".
- */
-const isPoolWaitTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'timeout exceeded when trying to connect';
 
 /** SQLSTATE of the routed append's refusal: a stream of the call is not on the node it ran on. */
 export const NOT_ON_THIS_NODE = 'CHR01';

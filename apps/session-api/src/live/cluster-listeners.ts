@@ -11,7 +11,6 @@ const RECONNECT_MAX_MS = 5000;
 /** How long a replica's start waits for its first LISTEN on each other node. */
 const FIRST_LISTEN_WAIT_MS = 5000;
 
-
 /**
  * On Citus an append notifies on the worker that ran it (the routed append), and PostgreSQL delivers a NOTIFY
  * only to listeners on that node: a replica connected to one node hears the others' appends through a LISTEN
