@@ -73,12 +73,15 @@ export function validateFrame(parsed: unknown): IngestMessage {
   if (spec.runId && runId === undefined) throw invalid(`The op "${op}" needs a runId.`, [{ path: 'runId', message: 'required' }]);
   if (!spec.runId && runId !== undefined) throw invalid(`The op "${op}" takes no runId.`, [{ path: 'runId', message: `not a field of op "${op}"` }]);
   if (runId !== undefined) checkId(runId, 'runId');
-  const parsedBody = spec.body.safeParse(body);
-  if (!parsedBody.success) {
-    const errors = zodProblems(parsedBody.error).map((p) => ({ ...p, path: p.path === '(body)' ? 'body' : `body.${p.path}` }));
-    throw invalid('The message body has invalid fields.', errors);
-  }
-  const data = parsedBody.data as { expectedVersion?: number };
+  const data = (('plain' in spec ? spec.plain(body) : null) ?? parsedBodyOf(spec.body, body)) as { expectedVersion?: number };
   const { command, durability } = ingestCommand(op, data, runId);
   return { id, op, sessionId, command, durability, expectedVersion: data.expectedVersion };
+}
+
+/** The body parsed by its op's schema; a 400 naming every bad field (under `body.`) otherwise. */
+function parsedBodyOf(schema: z.ZodType, body: unknown): unknown {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const errors = zodProblems(parsed.error).map((p) => ({ ...p, path: p.path === '(body)' ? 'body' : `body.${p.path}` }));
+  throw invalid('The message body has invalid fields.', errors);
 }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { SessionCommand } from '#domain';
 import type { WriteOptions } from '#session-commands';
-import { journalBody, journalDurability, journalEvents, messagesBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
+import { journalBody, journalDurability, journalEvents, messagesBody, plainJournalBody, settleBody, stateRowsBody, submissionBody, withoutPrecondition } from './ingestion.schemas.js';
 
 /**
  * The ingestion routes a worker streams through, each as the body it takes and the domain command it becomes:
@@ -29,6 +29,8 @@ export const INGEST_OPS = {
   },
   journal: {
     body: journalBody,
+    /** The body's common case without zod (`plainJournalBody`); anything else through `body`. */
+    plain: plainJournalBody,
     runId: true,
     command: (body: z.infer<typeof journalBody>, runId: string): SessionCommand => ({
       type: 'RecordJournalEvents',

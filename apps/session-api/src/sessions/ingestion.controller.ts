@@ -13,6 +13,7 @@ import {
   IF_MATCH,
   journalBody,
   messagesBody,
+  plainJournalBody,
   settleBody,
   stateRowsBody,
   submissionBody,
@@ -136,7 +137,7 @@ export class IngestionController {
   journal(
     @IdParam('id') id: string,
     @IdParam('runId') runId: string,
-    @Body(new ZodValidationPipe(journalBody)) body: z.infer<typeof journalBody>,
+    @Body(new ZodValidationPipe(journalBody, 'body', plainJournalBody)) body: z.infer<typeof journalBody>,
     @Precondition() expectedVersion: number | undefined,
     @Req() request: FastifyRequest,
   ) {

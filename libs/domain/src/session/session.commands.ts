@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { idSchema, journalEventSchema } from '../events/row.schemas.js';
+import { MAX_JOURNAL_EVENTS } from '../events/journal-event.fast-parse.js';
 import { journalRecoveryAbandonedDataSchema, messagesRecordedDataSchema, sessionCompressedDataSchema, sessionErasedDataSchema, sessionStartedDataSchema, stateRowsObservedDataSchema, transcriptTruncatedDataSchema, turnInterruptedDataSchema, turnRecoveredFromAgentStoreDataSchema, turnSettledDataSchema, userMessageSubmittedDataSchema } from '../events/session-event.schemas.js';
 import type { SessionEvent } from '../events/session.events.js';
 
 /** `POST /v1/sessions/{id}/runs/{runId}/journal`: 1..1000 events, one `JournalEventRecorded` per new seq. */
 export const recordJournalEventsSchema = z.object({
   runId: idSchema,
-  events: z.array(journalEventSchema).min(1).max(1000),
+  events: z.array(journalEventSchema).min(1).max(MAX_JOURNAL_EVENTS),
 });
 
 /** Command data schemas: each command carries the data of the event it asks for (defaults not yet applied). */
