@@ -51,7 +51,7 @@ function writeFast(value: unknown, depth: number): string | null {
   }
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object);
-  if (keys.length > 1) keys.sort();
+  if (keys.length > 1 && !isSorted(keys)) keys.sort();
   let out = '{';
   let first = true;
   for (const key of keys) {
@@ -59,10 +59,32 @@ function writeFast(value: unknown, depth: number): string | null {
     if (item === undefined) continue;
     const written = writeFast(item, depth + 1);
     if (written === null) return null;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${written}`;
+    out += `${first ? '' : ','}${keyJsonOf(key)}${written}`;
     first = false;
   }
   return `${out}}`;
+}
+
+/** Whether keys are already in `sort()`'s order (UTF-16 code units): objects built in order need no sort. */
+function isSorted(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i += 1) if (keys[i - 1] > keys[i]) return false;
+  return true;
+}
+
+/**
+ * `"key":` for a key, kept: events and rows repeat a few field names millions of times. Bounded, since keys of
+ * free-form JSON are whatever clients send; past the bound a key is written each time.
+ */
+const keyJson = new Map<string, string>();
+const KEYS_KEPT = 4096;
+
+function keyJsonOf(key: string): string {
+  let json = keyJson.get(key);
+  if (json === undefined) {
+    json = `${JSON.stringify(key)}:`;
+    if (keyJson.size < KEYS_KEPT) keyJson.set(key, json);
+  }
+  return json;
 }
 
 /** The careful walk: an explicit stack (any depth), cycle detection, and the path of what it refuses. */
