@@ -21,6 +21,17 @@ describe('canonicalJson, fast and careful', () => {
     );
   });
 
+  it('sorts the keys of small and large objects alike, in any order they were written', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string(), { minLength: 0, maxLength: 60 }), fc.nat(), (keys, seed) => {
+        const shuffled = [...keys].sort((a, b) => ((a.length * 31 + seed) % 7) - ((b.length * 31 + seed) % 7));
+        const value = Object.fromEntries(shuffled.map((key, index) => [key, index % 3 === 0 ? { [key]: index } : index]));
+        expect(canonicalJson(value)).toBe(careful(value));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('writes -0 as 0 and sorts keys by code unit', () => {
     expect(canonicalJson(JSON.parse('{"b":-0,"a":[1e21,"\\u2028"],"B":{}}'))).toBe('{"B":{},"a":[1e+21,"\u2028"],"b":0}');
   });
