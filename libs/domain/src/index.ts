@@ -34,7 +34,7 @@ export {
   userMessageSubmittedDataSchema,
 } from './events/session-event.schemas.js';
 export { fieldErrorsOf, parseSessionEvent } from './events/parse-session-event.js';
-export { isPlainObject, keyCount, MAX_JOURNAL_EVENTS, plainJournalEvent, plainJournalEvents } from './events/journal-event.fast-parse.js';
+export { isPlainObject, MAX_JOURNAL_EVENTS, onlyKeys, plainJournalEvent, plainJournalEvents } from './events/journal-event.fast-parse.js';
 export { schemaStampOf } from './events/event-schema.upcasters.js';
 export { versionRanges } from './events/event-content.rule.js';
 export type { ErasureRecord } from './session-state/session.state.js';

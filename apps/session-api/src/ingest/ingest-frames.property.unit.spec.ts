@@ -40,6 +40,13 @@ describe('a /v1/ingest envelope checked without zod', () => {
     expect(answered).toBeGreaterThan(100);
   });
 
+  it('refuses an unknown key beside a field that is not enumerable, as the strict schema does', () => {
+    const frame: Record<string, unknown> = { op: 'journal', sessionId: 's', runId: 'r', body: {}, extra: 1 };
+    Object.defineProperty(frame, 'id', { value: 1, enumerable: false });
+    expect(ingestFrame.safeParse(frame).success).toBe(false);
+    expect(plainFrame(frame)).toBeNull();
+  });
+
   it('takes the shortcut for a journal message', () => {
     const frame = { id: 7, op: 'journal', sessionId: 's', runId: 'r', body: { events: [] } };
     expect(plainFrame(frame)).toEqual(frame);

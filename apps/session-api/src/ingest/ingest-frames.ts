@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPlainObject, keyCount, type SessionCommand } from '#domain';
+import { isPlainObject, onlyKeys, type SessionCommand } from '#domain';
 import { type FieldProblem, ProblemError, zodProblems } from '#platform';
 import { checkId } from '../sessions/session-id.js';
 import { INGEST_OP_NAMES, INGEST_OPS, type IngestOp, ingestCommand } from '../sessions/ingest-ops.js';
@@ -81,10 +81,12 @@ export function validateFrame(parsed: unknown): IngestMessage {
  * the frame then goes through the schema, which names every bad field. A worker sends one per token;
  * `ingest-frames.property.unit.spec.ts` holds this to the schema.
  */
+const FRAME_KEYS = ['id', 'op', 'sessionId', 'runId', 'body'];
+
 export function plainFrame(parsed: unknown): IngestFrame | null {
   if (!isPlainObject(parsed)) return null;
   const { id, op, sessionId, runId, body } = parsed;
-  if (body === undefined || keyCount(parsed) !== (runId === undefined ? 4 : 5)) return null;
+  if (body === undefined || !onlyKeys(parsed, FRAME_KEYS)) return null;
   if (typeof id === 'string' ? id.length < 1 || id.length > 128 : !Number.isSafeInteger(id)) return null;
   if (typeof op !== 'string' || !Object.hasOwn(INGEST_OPS, op)) return null;
   if (typeof sessionId !== 'string' || (runId !== undefined && typeof runId !== 'string')) return null;

@@ -59,6 +59,13 @@ describe('a journal body checked without zod (POST …/journal and the socket op
     expect(zod.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['events.0.durability']);
   });
 
+  it('refuses an unknown key beside a field that is not enumerable, as the strict schema does', () => {
+    const body: Record<string, unknown> = { events: [{ seq: 1, event: 'token', payload: {}, createdAt: 1 }], extra: 1 };
+    Object.defineProperty(body, 'expectedVersion', { value: 1, enumerable: false });
+    expect(journalBody.safeParse(body).success).toBe(false);
+    expect(plainJournalBody(body)).toBeNull();
+  });
+
   it('takes the shortcut for the bodies a worker streams', () => {
     const token = { seq: 1, event: 'token', payload: { text: 'Hel' }, createdAt: 1_780_000_000.25 };
     expect(plainJournalBody({ events: [token] })).toEqual({ events: [token] });

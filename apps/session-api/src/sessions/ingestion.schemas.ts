@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
   isPlainObject,
-  keyCount,
   MAX_JOURNAL_EVENTS,
+  onlyKeys,
   messagesRecordedDataSchema,
   plainJournalEvent,
   plainJournalEvents,
@@ -71,10 +71,12 @@ type JournalEventBody = JournalBody['events'][number];
  * CPU on 100-event POSTs went to the two parses), or null: the caller then parses with the schema, which names
  * every bad field. `ingestion.schemas.property.unit.spec.ts` holds it to the schema on generated bodies.
  */
+const JOURNAL_BODY_KEYS = ['events', 'expectedVersion'];
+
 export function plainJournalBody(value: unknown): JournalBody | null {
   if (!isPlainObject(value)) return null;
   const { events, expectedVersion: version } = value;
-  if (keyCount(value) !== (version === undefined ? 1 : 2)) return null;
+  if (!onlyKeys(value, JOURNAL_BODY_KEYS)) return null;
   const parsed = plainJournalEvents(events, plainJournalEventBody) as JournalEventBody[] | null;
   if (parsed === null) return null;
   if (version === undefined) return { events: parsed };

@@ -32,6 +32,12 @@ describe('canonicalJson, fast and careful', () => {
     );
   });
 
+  it('writes a key too long to keep (100,000 characters) as any other, in its place', () => {
+    const long = 'k'.repeat(100_000);
+    expect(canonicalJson({ [long]: 1, a: 2 })).toBe(`{"a":2,"${long}":1}`);
+    expect(canonicalJson({ [long]: 3 })).toBe(`{"${long}":3}`);
+  });
+
   it('writes -0 as 0 and sorts keys by code unit', () => {
     expect(canonicalJson(JSON.parse('{"b":-0,"a":[1e21,"\\u2028"],"B":{}}'))).toBe('{"B":{},"a":[1e+21,"\u2028"],"b":0}');
   });

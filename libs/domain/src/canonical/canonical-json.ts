@@ -87,17 +87,19 @@ function sortKeys(keys: string[]): void {
 }
 
 /**
- * `"key":` for a key, kept: events and rows repeat a few field names millions of times. Bounded, since keys of
- * free-form JSON are whatever clients send; past the bound a key is written each time.
+ * `"key":` for a key, kept: events and rows repeat a few field names millions of times. Only short keys, and a
+ * bounded number of them, since keys of free-form JSON are whatever clients send (a long one kept would be memory
+ * no one could free); past either bound a key is written each time.
  */
 const keyJson = new Map<string, string>();
 const KEYS_KEPT = 4096;
+const KEPT_KEY_LENGTH = 64;
 
 function keyJsonOf(key: string): string {
   let json = keyJson.get(key);
   if (json === undefined) {
     json = `${JSON.stringify(key)}:`;
-    if (keyJson.size < KEYS_KEPT) keyJson.set(key, json);
+    if (key.length <= KEPT_KEY_LENGTH && keyJson.size < KEYS_KEPT) keyJson.set(key, json);
   }
   return json;
 }

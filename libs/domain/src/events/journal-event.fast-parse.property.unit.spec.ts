@@ -76,6 +76,22 @@ describe('a journal event checked without zod (the hot path of journal appends)'
     );
   });
 
+  it('leaves to the schema what JSON never makes and zod may refuse: symbol keys, functions, an array with its own iterator', () => {
+    const plain = { seq: 1, event: 'token', createdAt: 1 };
+    const refusedByZod: Record<string | symbol, unknown>[] = [
+      { ...plain, payload: { a: 1, [Symbol('s')]: 2 } },
+      { ...plain, payload: { constructor: function Made() {} } },
+    ];
+    for (const value of refusedByZod) {
+      expect(journalEventSchema.safeParse(value).success).toBe(false);
+      expect(plainJournalEvent(value)).toBeNull();
+    }
+    const events: unknown[] = [{ bad: 1 }];
+    Object.defineProperty(events, Symbol.iterator, { value: function* () { yield { ...plain, payload: {} }; } });
+    expect(recordJournalEventsSchema.safeParse({ runId: 'r', events }).success).toBe(false);
+    expect(plainRecordJournalEvents({ runId: 'r', events })).toBeNull();
+  });
+
   it('leaves a payload nested past the free-form bound to the schema, which names it', () => {
     const value = { seq: 1, event: 'token', payload: { deep: nested(MAX_FREE_JSON_DEPTH) }, createdAt: 1 };
     expect(plainJournalEvent(value)).toBeNull();

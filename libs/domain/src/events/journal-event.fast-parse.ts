@@ -19,7 +19,7 @@ export function plainJournalEvent(value: unknown, keys = 4): JournalEvent | null
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return null;
   if (typeof event !== 'string' || event.length === 0) return null;
   if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) return null;
-  if (!isPlainObject(payload) || !withinFreeJsonBound(payload)) return null;
+  if (!isPlainObject(payload) || !plainPayload(payload)) return null;
   return { seq, event, payload, createdAt };
 }
 
@@ -36,8 +36,9 @@ export function plainRecordJournalEvents(value: unknown): { runId: string; event
 export function plainJournalEvents(events: unknown, parse: (event: unknown) => JournalEvent | null = plainJournalEvent): JournalEvent[] | null {
   if (!Array.isArray(events) || events.length < 1 || events.length > MAX_JOURNAL_EVENTS) return null;
   const parsed: JournalEvent[] = [];
-  for (const event of events) {
-    const one = parse(event);
+  // By index, as zod reads an array (an own iterator is not asked); a hole reads undefined and is left to zod.
+  for (let index = 0; index < events.length; index += 1) {
+    const one = parse(events[index]);
     if (one === null) return null;
     parsed.push(one);
   }
@@ -59,11 +60,24 @@ export function keyCount(value: object): number {
   return count;
 }
 
-/** A payload of plain values is one level deep; one holding objects or arrays is walked by the bound's own rule. */
-function withinFreeJsonBound(payload: Record<string, unknown>): boolean {
+/** Whether every own enumerable key is one of `allowed`: what a strict zod object checks (it looks at no other key). */
+export function onlyKeys(value: object, allowed: readonly string[]): boolean {
+  for (const key in value) if (Object.hasOwn(value, key) && !allowed.includes(key)) return false;
+  return true;
+}
+
+/**
+ * A payload zod's record takes as it is: no symbol key and no function value (a `constructor` function fails zod's
+ * plain-object check; neither comes out of JSON, so either is left to zod), within the free-form nesting bound. A
+ * payload of plain values is one level deep; one holding objects or arrays is walked by the bound's own rule.
+ */
+function plainPayload(payload: Record<string, unknown>): boolean {
+  if (Object.getOwnPropertySymbols(payload).length > 0) return false;
+  let nested = false;
   for (const key in payload) {
     const item = payload[key];
-    if (typeof item === 'object' && item !== null) return freeJsonProblem(payload) === null;
+    if (typeof item === 'function') return false;
+    if (typeof item === 'object' && item !== null) nested = true;
   }
-  return true;
+  return !nested || freeJsonProblem(payload) === null;
 }
