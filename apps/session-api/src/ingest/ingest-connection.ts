@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import type { JournalEvent } from '#domain';
+import { type JournalEvent, MAX_JOURNAL_EVENTS } from '#domain';
 import { type ProblemDetails, ProblemError, rateLimited } from '#platform';
 import { type IngestMessage, type IngestReply, type MessageId, messageIdOf, parseFrameText, validateFrame } from './ingest-frames.js';
 
@@ -49,7 +49,7 @@ function checkBodySize(parsed: unknown, limit: number): void {
 const SHUTDOWN_WRITE_GRACE_MS = 5000;
 
 /** Journal events one write takes at most (the route's own limit per request). */
-const MAX_MERGED_EVENTS = 1000;
+const MAX_MERGED_EVENTS = MAX_JOURNAL_EVENTS;
 
 /** The journal data of a message that may share a write with its neighbours, or null. */
 export function journalOf(message: IngestMessage): { runId: string; events: readonly JournalEvent[] } | null {

@@ -76,13 +76,13 @@ export function validateFrame(parsed: unknown): IngestMessage {
   return { id, op, sessionId, command, durability, expectedVersion: data.expectedVersion };
 }
 
+const FRAME_KEYS = ['id', 'op', 'sessionId', 'runId', 'body'];
+
 /**
  * `ingestFrame`'s answer for the usual envelope (its four fields and a runId, well formed) without zod, or null:
  * the frame then goes through the schema, which names every bad field. A worker sends one per token;
  * `ingest-frames.property.unit.spec.ts` holds this to the schema.
  */
-const FRAME_KEYS = ['id', 'op', 'sessionId', 'runId', 'body'];
-
 export function plainFrame(parsed: unknown): IngestFrame | null {
   if (!isPlainObject(parsed)) return null;
   const { id, op, sessionId, runId, body } = parsed;

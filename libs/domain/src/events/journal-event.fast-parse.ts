@@ -11,7 +11,8 @@ import { ID_PATTERN } from './session-stream.js';
  * payload as it came), or null for anything else: a bad field, an extra key, an object that is not plain. The
  * caller then parses with zod, which accepts or names every bad field, so no error and no accepted value differs
  * from zod's. The schema stays the one home of the rules; `journal-event.fast-parse.property.unit.spec.ts` holds
- * this function to it on generated inputs.
+ * this function to it on generated inputs. `keys` is how many own keys the object holds: 5 for a route's body event,
+ * whose transport field beside the four (`durability`) its caller checks.
  */
 export function plainJournalEvent(value: unknown, keys = 4): JournalEvent | null {
   if (!isPlainObject(value) || keyCount(value) !== keys) return null;
