@@ -129,6 +129,9 @@ const eventStoreGraph = {
   },
 };
 
+/** The client library's modules the admin dashboard runs in the browser (one rule each for both). */
+const BROWSER_SAFE_CLIENT = ['libs/client/src/event-stream-parser.ts', 'libs/client/src/reconnect-backoff.ts', 'libs/client/src/transcript-delta.ts'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.chronicle/**', 'apps/admin-dashboard/dist/**'] },
   js.configs.recommended,
@@ -143,7 +146,8 @@ export default tseslint.config(
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', globalThis: 'readonly' } } },
   // The dashboard runs in the browser (typescript-eslint leaves undefined names to tsc, which knows the DOM
   // from the dashboard's tsconfig); it may import nothing of the service but its HTTP API: the contract's types
-  // from the client library (generated from the OpenAPI document), as types only (its runtime is Node's).
+  // from the client library (generated from the OpenAPI document), as types only (its runtime is Node's), and
+  // the library's few browser-safe modules (BROWSER_SAFE_CLIENT), the rules both follow a stream with.
   {
     files: ['apps/admin-dashboard/src/**/*.{ts,tsx}'],
     languageOptions: { parserOptions: { ecmaFeatures: { jsx: true } } },
@@ -154,10 +158,25 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^#', message: 'The dashboard talks to the service over HTTP only.' },
-            { group: ['node:*', '**/libs/**', '!**/libs/client/src/api-types.js', '**/session-api/**'], message: 'The dashboard runs in the browser and talks to the service over HTTP only.' },
+            { group: ['node:*', '**/session-api/**'], message: 'The dashboard runs in the browser and talks to the service over HTTP only.' },
+            {
+              regex: `/libs/(?!(?:${['libs/client/src/api-types.ts', ...BROWSER_SAFE_CLIENT].map((file) => file.slice('libs/'.length, -'.ts'.length)).join('|')})\\.js$)`,
+              message: 'The dashboard runs in the browser and talks to the service over HTTP only.',
+            },
             { group: ['**/libs/client/src/api-types.js'], allowTypeImports: true, message: 'Only the contract\'s types come from the client library.' },
           ],
         },
+      ],
+    },
+  },
+  // What the dashboard runs of the client library stays free of Node and of the rest of the library: types only.
+  {
+    files: BROWSER_SAFE_CLIENT,
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '.', allowTypeImports: true, message: 'The admin dashboard runs this module in the browser: import types only.' }] },
       ],
     },
   },

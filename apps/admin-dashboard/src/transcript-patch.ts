@@ -1,3 +1,4 @@
+import { rowsAfterDelta } from '../../../libs/client/src/transcript-delta.js';
 import { contentParts, type Marker, type MessageRow, type Streaming, type ToolCard, type Transcript, type TranscriptPatch, type View } from './api';
 
 /** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
@@ -24,19 +25,19 @@ export function holdTranscript(transcript: Transcript, markers: readonly Marker[
 }
 
 /**
- * Applies a `since` delta (README "Watching a session while it streams"): keep the first `from` rows held,
- * append `messages`. A patch older than what is held changes nothing; `from` beyond the rows held (a delta
- * from a version we never had) cannot be applied and answers null, so the caller loads the whole transcript.
+ * Applies a `since` delta with the client library's rule (`rowsAfterDelta`): keep the first `from` rows held,
+ * append `messages`. A patch older than what is held changes nothing; one that cannot apply (cut from a version
+ * we do not hold, or keeping more rows than we hold) answers null, so the caller loads the whole transcript.
  */
 export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTranscript | null {
   if (patch.version < held.version) return held;
-  if (patch.from > held.messages.length) return null;
-  const kept = patch.from === held.messages.length ? held.messages : held.messages.slice(0, patch.from);
+  const messages = rowsAfterDelta(held, patch);
+  if (messages === null) return null;
   return {
     version: patch.version,
     view: held.view,
     hash: patch.hash,
-    messages: patch.messages.length === 0 ? kept : kept.concat(patch.messages),
+    messages,
     toolCards: patch.toolCards,
     markers: patch.markers,
     streaming: patch.streaming ?? null,

@@ -24,6 +24,11 @@ describe('applying a transcript patch', () => {
     expect(applyPatch(held, patch({ from: 9 }))).toBeNull();
   });
 
+  it('refuses a patch cut from a version it does not hold (a patch missed), unless it replaces every row', () => {
+    expect(applyPatch(held, patch({ version: 7, since: 6, from: 2, messages: [row('x')] }))).toBeNull();
+    expect(applyPatch(held, patch({ version: 7, since: 6, from: 0, messages: [row('x')] }))!.messages).toEqual([row('x')]);
+  });
+
   it('ignores a patch older than the version held', () => {
     expect(applyPatch(held, patch({ version: 3, from: 0 }))).toBe(held);
   });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { type Api, ApiError, path, problemOf, type Transcript, type TranscriptPatch, type View } from './api';
+import { isRetryableStatus, reconnectDelay, sleep } from '../../../libs/client/src/reconnect-backoff.js';
 import { readEventStream } from './event-stream';
 import { applyPatch, type HeldTranscript, holdTranscript } from './transcript-patch';
 
@@ -20,34 +21,15 @@ export interface LiveTranscript {
 }
 
 /**
- * An answer that retrying cannot change: a 4xx but 408 (timeout) and 429 (rate limited): the key refused, the
- * session unknown or erased (410 SESSION_ERASED). As libs/client's TranscriptWatcher: 5xx and no answer are retried.
+ * An answer that retrying cannot change (libs/client's `isRetryableStatus` says which can): the key refused, the
+ * session unknown or erased (410 SESSION_ERASED). No answer at all (status 0) is retried, as a 5xx is.
  */
-export const isFinalStatus = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+export const isFinalStatus = (status: number) => status >= 400 && !isRetryableStatus(status);
 
-/** The first retry of a connection that dropped after it worked; later ones wait longer, up to this. */
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
+/** The dashboard's backoff (libs/client's `reconnectDelay`, with the server's `retry:` hint): 0.5 s up to 30 s. */
+const BACKOFF = { initialDelayMs: 500, maxDelayMs: 30_000 } as const;
 /** A connection that stayed open this long (or brought a patch) worked: the next drop starts the backoff over. */
 const HEALTHY_MS = 5_000;
-
-/**
- * The delay before reconnection number `attempt` (0 for the first): the first soon (at most the server's `retry`
- * hint), then doubling from the hint, each drawn from the upper half of its ceiling, up to 30 s. The hint is a
- * floor for repeated failures, not a ceiling: a service that keeps refusing is not asked every second.
- */
-export function reconnectDelay(attempt: number, retryHintMs: number | null, random: () => number = Math.random): number {
-  const hint = retryHintMs ?? 1000;
-  if (attempt === 0) return Math.min(hint, FIRST_RETRY_MS);
-  const ceiling = Math.min(MAX_RETRY_MS, Math.max(hint, FIRST_RETRY_MS) * 2 ** Math.min(attempt, 16));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
-}
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /**
  * The transcript once, then only the `patch` events of `/live?patches=1` (never a refetch per change): each
@@ -138,7 +120,7 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
         publish();
         // A connection that worked for a while starts the backoff over; one refused or dropped at once does not.
         if (patched || (openedAt !== null && Date.now() - openedAt >= HEALTHY_MS)) attempt = 0;
-        await sleep(reconnectDelay(attempt, retryHint), signal);
+        await sleep(reconnectDelay(attempt, BACKOFF, Math.random, retryHint), signal);
         attempt++;
       }
     };

@@ -4,20 +4,25 @@ export interface ServerSentEvent {
   readonly event: string;
   /** The `data:` lines, joined by `\n`. */
   readonly data: string;
-  /** `id:` of this block, if it had one. */
+  /** The last event ID when it was dispatched: this block's `id:`, else the last one before it (the spec keeps it). */
   readonly id?: string;
 }
 
 /**
  * An incremental event-stream parser: feed it text as it arrives, in chunks cut anywhere (mid-line, between
- * `\r` and `\n`), and it answers the events each chunk completed. Comment lines (`: heartbeat`) and `retry:`
- * are no events; a block without `data:` dispatches nothing.
+ * `\r` and `\n`), and it answers the events each chunk completed. CRLF, CR and LF end lines; comment lines
+ * (`: heartbeat`) and `retry:` are no events; a block without `data:` dispatches nothing. The one parser of
+ * the client library's `TranscriptWatcher` and the admin dashboard's live view (which reads the stream over
+ * fetch: EventSource cannot send an Authorization header).
  */
 export class EventStreamParser {
   private buffer = '';
   private event = '';
   private data: string[] = [];
-  private id: string | undefined;
+  /** The last `id:` seen (what `Last-Event-ID` resumes from): kept across events, as the spec says. */
+  lastEventId: string | undefined;
+  /** The reconnection delay the server last asked for (`retry:`), in ms. */
+  retryMs: number | null = null;
 
   push(chunk: string): ServerSentEvent[] {
     this.buffer += chunk;
@@ -42,16 +47,16 @@ export class EventStreamParser {
     const value = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
     if (field === 'event') this.event = value;
     else if (field === 'data') this.data.push(value);
-    else if (field === 'id' && !value.includes('\0')) this.id = value;
+    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
     return null;
   }
 
   private dispatch(): ServerSentEvent | null {
-    const { event, data, id } = this;
+    const { event, data, lastEventId } = this;
     this.event = '';
     this.data = [];
-    this.id = undefined;
     if (data.length === 0) return null;
-    return { event: event || 'message', data: data.join('\n'), ...(id === undefined ? {} : { id }) };
+    return { event: event || 'message', data: data.join('\n'), ...(lastEventId === undefined ? {} : { id: lastEventId }) };
   }
 }

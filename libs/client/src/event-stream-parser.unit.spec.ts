@@ -19,6 +19,11 @@ describe('EventStreamParser', () => {
     }
   });
 
+  it('reads the same events fed one character at a time', () => {
+    const parser = new EventStreamParser();
+    expect([...STREAM].flatMap((char) => parser.push(char))).toEqual(new EventStreamParser().push(STREAM));
+  });
+
   describe('when lines end in \\r\\n or \\r', () => {
     it('reads them as \\n, a \\r\\n cut between its two characters included', () => {
       const crlf = STREAM.replace(/\n/g, '\r\n');
@@ -36,5 +41,36 @@ describe('EventStreamParser', () => {
     const parser = new EventStreamParser();
     expect(parser.push('event: patch\ndata: {}\n')).toEqual([]);
     expect(parser.push('\n')).toEqual([{ event: 'patch', data: '{}' }]);
+  });
+
+  it('names an event without a type "message", and the next event has no type left over', () => {
+    const parser = new EventStreamParser();
+    expect(parser.push('event: patch\nid: 1\n\ndata: hi\n\n')).toEqual([{ event: 'message', data: 'hi', id: '1' }]);
+  });
+
+  describe('the last event id and the reconnection time', () => {
+    it('keeps the last id across events, as the spec says, and lets an empty id clear it', () => {
+      const parser = new EventStreamParser();
+      expect(parser.push('id: 7\ndata: a\n\ndata: b\n\nid\ndata: c\n\n')).toEqual([
+        { event: 'message', data: 'a', id: '7' },
+        { event: 'message', data: 'b', id: '7' },
+        { event: 'message', data: 'c', id: '' },
+      ]);
+      expect(parser.lastEventId).toBe('');
+    });
+
+    it('ignores an id holding NUL, and a block of only an id dispatches nothing but keeps it', () => {
+      const parser = new EventStreamParser();
+      expect(parser.push('id: 5\n\nid: 6\0x\ndata: a\n\n')).toEqual([{ event: 'message', data: 'a', id: '5' }]);
+      expect(parser.lastEventId).toBe('5');
+    });
+
+    it('takes retry only as digits', () => {
+      const parser = new EventStreamParser();
+      parser.push('retry: 2000\n\n');
+      expect(parser.retryMs).toBe(2000);
+      parser.push('retry: 1e3\n\nretry: -5\n\n');
+      expect(parser.retryMs).toBe(2000);
+    });
   });
 });

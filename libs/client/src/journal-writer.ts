@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import type { IngestOp, IngestOps, JournalEventBody, MessageRow, SettleBody, StateRowsBody, SubmissionBody, WriteResult } from './api-types.js';
 import { ChronicleProblem } from './chronicle-problem.js';
 import { type IngestReply, MessageWindow } from './message-window.js';
-import { type ReconnectOptions, reconnectDelay } from './reconnect-backoff.js';
+import { isRetryableStatus, type ReconnectOptions, reconnectDelay } from './reconnect-backoff.js';
 
 export interface JournalWriterOptions {
   /** The service's origin, e.g. `http://localhost:8080` (the socket is `ws://…/v1/ingest`). */
@@ -18,8 +18,6 @@ export interface JournalWriterOptions {
 
 /** The close code of a message over the service's size limit. */
 const MESSAGE_TOO_BIG = 1009;
-/** Upgrade refusals worth retrying: rate limited, or the service unavailable. */
-const RETRYABLE_UPGRADE = new Set([408, 429, 500, 502, 503, 504]);
 
 /**
  * A worker's writer over the WebSocket ingest endpoint (`GET /v1/ingest`): each message is one ingestion
@@ -174,7 +172,7 @@ export class JournalWriter {
       response.on('data', (chunk: string) => (text += chunk));
       response.on('end', () => {
         const status = response.statusCode ?? 0;
-        if (!RETRYABLE_UPGRADE.has(status)) this.fail(ChronicleProblem.from(status, parsed(text)));
+        if (!isRetryableStatus(status)) this.fail(ChronicleProblem.from(status, parsed(text)));
         socket.terminate();
       });
     });

@@ -2,7 +2,7 @@ import type { TranscriptDelta, TranscriptPatchEvent, TranscriptQuery, Transcript
 import type { ChronicleClientOptions } from './chronicle-client.js';
 import { ChronicleProblem } from './chronicle-problem.js';
 import { EventStreamParser } from './event-stream-parser.js';
-import { type ReconnectOptions, reconnectDelay, sleep } from './reconnect-backoff.js';
+import { isRetryableStatus, type ReconnectOptions, reconnectDelay, sleep } from './reconnect-backoff.js';
 import { applyDelta, applyWhole, chainOf, type HeldTranscript, type TranscriptState } from './verified-transcript.js';
 
 export interface WatchOptions {
@@ -26,9 +26,7 @@ export class TranscriptHashMismatch extends Error {
   override readonly name = 'TranscriptHashMismatch';
 }
 
-/** Answers worth retrying: the service (or a proxy) is busy, restarting or unreachable. */
-const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
-const isFatal = (error: unknown) => error instanceof TranscriptHashMismatch || (error instanceof ChronicleProblem && !RETRYABLE.has(error.status));
+const isFatal = (error: unknown) => error instanceof TranscriptHashMismatch || (error instanceof ChronicleProblem && !isRetryableStatus(error.status));
 
 /**
  * Follows a session's transcript over `GET /v1/sessions/{id}/live?patches=1` and yields each state it reaches, every

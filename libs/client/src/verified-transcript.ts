@@ -1,5 +1,6 @@
 import { chainRows, type MessageRow as DomainRow, type ToolCard as DomainToolCard, transcriptHashOf } from '#domain';
 import type { Marker, MessageRow, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
+import { rowsAfterDelta } from './transcript-delta.js';
 
 /** A transcript the watcher holds: its content checked against the hash the service served for that version. */
 export interface TranscriptState {
@@ -41,15 +42,13 @@ type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 
 };
 
 /**
- * Applies a `since` delta (a live `patch`, or `GET …/transcript?since=`) to what is held: keep the first `from`
- * rows, append `messages`. Answers the new state when its hash is the one served, and null when it is not
- * (the delta was cut from another base than the one held, or a row differs): then the whole transcript is
- * fetched again. A delta with `from: 0` needs nothing held.
+ * Applies a `since` delta (a live `patch`, or `GET …/transcript?since=`) to what is held (`rowsAfterDelta`).
+ * Answers the new state when its hash is the one served, and null when it is not, or when the delta cannot apply
+ * (cut from another base than the one held): then the whole transcript is fetched again.
  */
 export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { sessionId: string; view: TranscriptView; source: TranscriptState['source'] }): HeldTranscript | null {
-  if (delta.from > 0 && (held === null || held.state.version !== delta.since || delta.from > held.state.messages.length)) return null;
-  const kept = held === null ? [] : held.state.messages.slice(0, delta.from);
-  const messages = [...kept, ...delta.messages];
+  const messages = rowsAfterDelta(held?.state ?? null, delta);
+  if (messages === null) return null;
   const links = chainOf(messages, held ?? undefined);
   if (hashOf(links, delta.toolCards) !== delta.hash) return null;
   const state: TranscriptState = {
