@@ -48,7 +48,7 @@ export { journalFromEvents, journalSpansOf, storedFormOf, withJournalsFromEvents
 export { evolve, evolveAll } from './session/session.evolve.js';
 export { projectSession, render, renderTranscript } from './session/session.render.js';
 export { renderInputsOf, renderNext, type RenderInputs } from './session/render-next.js';
-export { streamingOutputOf, type StreamingOutput } from './session/streaming-output.js';
+export { followStreaming, type StreamingFold, streamingOutputOf, type StreamingOutput } from './session/streaming-output.js';
 export { transcriptDelta, type TranscriptDelta } from './session/transcript-delta.js';
 export { chainRows, transcriptHashOf } from './session/transcript-hash.js';
 export type { MarkerCounts, RenderedTranscript, SessionView, TranscriptViewName } from './session/session.view.js';

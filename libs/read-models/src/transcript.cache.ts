@@ -7,8 +7,9 @@ import {
   type RenderedTranscript,
   type SessionState,
   type SessionView,
+  followStreaming,
+  type StreamingFold,
   type StreamingOutput,
-  streamingOutputOf,
   type TranscriptViewName,
 } from '#domain';
 import { ByteBoundedCache } from './answers/byte-bounded.cache.js';
@@ -37,6 +38,8 @@ export class TranscriptCache {
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
   private readonly streamingOutputs = new LruCache<string, StreamingOutput | null>(256);
+  /** Each streaming session's newest fold of its pending turn (`followStreaming`), by session. */
+  private readonly streamingFolds = new LruCache<string, { version: number; fold: StreamingFold }>(256);
   /** The last transcript hashed per (session, view). */
   private readonly latestTranscripts: ByteBoundedCache<string, RenderedTranscript>;
 
@@ -101,14 +104,19 @@ export class TranscriptCache {
   }
 
   /**
-   * The pending turn's streaming output at a version (`streamingOutputOf`), computed once per (session,
-   * version) however many watchers ask: it reads the whole journal of the turn.
+   * The pending turn's streaming output at a version, computed once per (session, version) however many watchers
+   * ask. Each session's newest `StreamingFold` is kept, so the next version of a turn that streams token by token
+   * reads only what that version added (`followStreaming`), not the whole journal of the turn.
    */
   streaming(sessionId: string, version: number, state: SessionState): StreamingOutput | null {
     const key = `${sessionId}@${version}`;
     const cached = this.streamingOutputs.get(key);
     if (cached !== undefined) return cached;
-    const output = streamingOutputOf(state);
+    const held = this.streamingFolds.get(sessionId);
+    // A fold is advanced in place: an older version than the one it stands at is read from the turn's start.
+    const { fold, output } = followStreaming(held !== undefined && held.version < version ? held.fold : null, state);
+    if (fold === null) this.streamingFolds.delete(sessionId);
+    else if (held === undefined || held.version < version) this.streamingFolds.set(sessionId, { version, fold });
     this.streamingOutputs.set(key, output);
     return output;
   }
@@ -121,6 +129,7 @@ export class TranscriptCache {
     this.transcripts.deleteWhere(ofSession);
     this.latestTranscripts.deleteWhere(ofSession);
     this.streamingOutputs.deleteWhere(ofSession);
+    this.streamingFolds.delete(sessionId);
   }
 
   clear(): void {
@@ -129,5 +138,6 @@ export class TranscriptCache {
     this.transcripts.clear();
     this.latestTranscripts.clear();
     this.streamingOutputs.clear();
+    this.streamingFolds.clear();
   }
 }

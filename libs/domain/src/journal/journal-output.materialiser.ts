@@ -56,6 +56,33 @@ function onToolComplete(event: JournalEvent, added: ToolCard[]): void {
 }
 
 /**
+ * One journal event of §3.7's pass, applied to the pass's draft: the one step of `materialiseJournal` and of the
+ * pending turn's streaming fold (session/streaming-output.ts), which applies it one event at a time across versions.
+ * `existing` are the tool cards already held (for `dedupeExisting`), `added` the cards the pass adds.
+ */
+export function materialiseEvent(draft: Draft, event: JournalEvent, existing: readonly ToolCard[], added: ToolCard[]): void {
+  switch (event.event) {
+    case 'reasoning':
+      onReasoning(draft, event);
+      break;
+    case 'token':
+      onToken(draft, event);
+      break;
+    case 'interim_assistant':
+      onInterim(draft, event);
+      break;
+    case 'tool':
+      onTool(draft, event, existing, added);
+      break;
+    case 'tool_complete':
+      onToolComplete(event, added);
+      break;
+    default:
+      if (isTerminalEvent(event)) flush(draft);
+  }
+}
+
+/**
  * §3.7: turns a run's journal into recovered assistant rows (display, and context without
  * reasoning) and tool cards, appended after the current rows. With `dedupeExisting` a re-run
  * reuses what an earlier pass or the UI already holds instead of adding copies.
@@ -64,27 +91,7 @@ export function materialiseJournal(input: MaterialiseJournalInput): MaterialiseJ
   const { events } = summarizeJournal(input.runId, input.events);
   const draft = createDraft(input);
   const added: ToolCard[] = [];
-  for (const event of events) {
-    switch (event.event) {
-      case 'reasoning':
-        onReasoning(draft, event);
-        break;
-      case 'token':
-        onToken(draft, event);
-        break;
-      case 'interim_assistant':
-        onInterim(draft, event);
-        break;
-      case 'tool':
-        onTool(draft, event, input.toolCards, added);
-        break;
-      case 'tool_complete':
-        onToolComplete(event, added);
-        break;
-      default:
-        if (isTerminalEvent(event)) flush(draft);
-    }
-  }
+  for (const event of events) materialiseEvent(draft, event, input.toolCards, added);
   flush(draft);
   return {
     rows: draft.rows,

@@ -51,7 +51,8 @@ export function isVisibleOutputEvent(event: JournalEvent): boolean {
   }
 }
 
-function isValidSeq(seq: unknown): seq is number {
+/** A seq a journal keeps: a safe integer from 1 (an event with any other is left out of every derivation). */
+export function isValidSeq(seq: unknown): seq is number {
   return typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 1;
 }
 
