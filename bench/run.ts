@@ -566,6 +566,21 @@ function rows(adapterNote: string): ResultRow[] {
     { figure: 'Full render + hash, 10,000-msg session (reference)', unit: 'ms', runs: runsOf('view.fullRenderMs') },
     { figure: 'Live patch for one token (larger session)', unit: 'bytes', runs: runsOf('view.patchBytes'), target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 } },
     {
+      figure: 'Streaming output after a token, 10,000-token pending turn',
+      unit: 'ms',
+      runs: runsOf('view.turnStreamingMs'),
+      target: { text: '≤ 0.1 ms', pass: (v) => v <= 0.1 },
+      checks: 'what every live patch of the version carries, produced once per version from the turn\'s kept fold',
+    },
+    { figure: 'Streaming output, a pass over the whole 10,000-token turn (reference: a cold cache)', unit: 'ms', runs: runsOf('view.turnWholePassMs') },
+    {
+      figure: 'Live patch for one token, 10,000-token turn, streamingDelta=1',
+      unit: 'bytes',
+      runs: runsOf('view.turnDeltaPatchBytes'),
+      target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 },
+    },
+    { figure: 'Live patch for one token, 10,000-token turn, streaming whole (reference)', unit: 'bytes', runs: runsOf('view.turnWholePatchBytes') },
+    {
       figure: 'HTTP ceiling, answers of the read\'s size (trivial server), 64 conn',
       unit: 'req/s',
       runs: runsOf('readCeiling64.requestsPerSecond'),
@@ -1073,7 +1088,14 @@ async function main(): Promise<void> {
       record('view.ratio', round, result.ratio);
       record('view.patchBytes', round, result.patchBytes);
       record('view.fullRenderMs', round, result.fullRenderMs);
+      record('view.turnStreamingMs', round, result.longTurn.streamingMs);
+      record('view.turnWholePassMs', round, result.longTurn.wholePassMs);
+      record('view.turnDeltaPatchBytes', round, result.longTurn.deltaPatchBytes);
+      record('view.turnWholePatchBytes', round, result.longTurn.wholePatchBytes);
       progress(`  view after a token: ${result.shortMs.toFixed(3)} ms (100 msgs), ${result.longMs.toFixed(3)} ms (10k), patch ${result.patchBytes} B`);
+      progress(
+        `  10,000-token turn: streaming output ${result.longTurn.streamingMs.toFixed(4)} ms a token (whole pass ${result.longTurn.wholePassMs.toFixed(2)} ms), patch ${result.longTurn.deltaPatchBytes} B as a delta, ${result.longTurn.wholePatchBytes} B whole`,
+      );
     });
   }
   for (let round = 0; round < RUNS; round += 1) {

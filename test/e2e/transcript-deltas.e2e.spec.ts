@@ -148,6 +148,54 @@ describe('GET …/live?patches=1', () => {
     expect(tokenPatches.at(-1)!.streaming!.text).toContain('word');
   }, 60_000);
 
+  it('with streamingDelta=1 a token of a long turn sends its own text, not the turn\'s, and the deltas rebuild the streaming output', async () => {
+    await startWithRows('live-long-turn', 2);
+    await api.submit('live-long-turn', { runId: 'run-long', text: 'write a lot', submittedAt: T0 + 30_000 });
+    // The turn is 2,000 tokens long before the streams open: whole, each patch would carry all of it again.
+    const words = Array.from({ length: 2_000 }, (_, i) => ` word${i}`);
+    for (let at = 0; at < words.length; at += 500) {
+      await api.postJournal('live-long-turn', 'run-long', words.slice(at, at + 500).map((text, i) => ({ seq: at + i + 1, event: 'token', payload: { text }, createdAt: T0 + 50_000 + at + i })));
+    }
+    const deltas = openPatches('/v1/sessions/live-long-turn/live?patches=1&streamingDelta=1');
+    const whole = openPatches('/v1/sessions/live-long-turn/live?patches=1');
+    await Promise.all([deltas.ready, whole.ready]);
+    await pollUntil('the first patch of each stream', () => deltas.patches.length >= 1 && whole.patches.length >= 1);
+    for (let seq = 2_001; seq <= 2_040; seq += 1) await token('live-long-turn', 'run-long', seq, ` more${seq}`);
+    // Reasoning and a delivery out of order (seq 2,100 before 2,050): the text changes inside, not only at its end.
+    await api.postJournal('live-long-turn', 'run-long', [{ seq: 2_100, event: 'reasoning', payload: { text: 'thinking' }, createdAt: T0 + 60_000 }]);
+    await api.postJournal('live-long-turn', 'run-long', [{ seq: 2_050, event: 'token', payload: { text: ' late' }, createdAt: T0 + 60_001 }]);
+    const final = await read('/v1/sessions/live-long-turn/transcript?streaming=1');
+    const last = (live: typeof deltas) => live.patches.at(-1)?.version === final.body.version;
+    await pollUntil('both streams at the last version', () => last(deltas) && last(whole), Boolean, { timeoutMs: 15_000 });
+    deltas.close();
+    whole.close();
+
+    type Streaming = { runId: string; text: string; reasoning: string; toolCards: unknown[] };
+    type Delta = { runId: string; textFrom: number; text: string; reasoningFrom: number; reasoning: string; toolCards?: unknown[] };
+    let held: Streaming | null = null;
+    for (const patch of deltas.patches as unknown as (Patch & { streamingDelta: Delta | null })[]) {
+      expect(patch).not.toHaveProperty('streaming');
+      // The contract's rule, written out: keep `textFrom` code units and append `text`, the same for the reasoning.
+      const delta = patch.streamingDelta!;
+      const base: Streaming = held ?? { runId: delta.runId, text: '', reasoning: '', toolCards: [] };
+      expect(delta.runId).toBe(base.runId);
+      held = { runId: delta.runId, text: base.text.slice(0, delta.textFrom) + delta.text, reasoning: base.reasoning.slice(0, delta.reasoningFrom) + delta.reasoning, toolCards: delta.toolCards ?? base.toolCards };
+      // Each version's output is the one the whole form sent for it.
+      const same = whole.patches.find((other) => other.version === patch.version);
+      if (same) expect(held).toEqual(same.streaming);
+    }
+    expect(held).toEqual(final.body.streaming);
+    expect(final.body.streaming.text).toContain('more2040 late');
+    // The first delta of the stream is whole; a token's after it is its own text, whatever the turn's length.
+    const [first, ...rest] = deltas.patches as unknown as { streamingDelta: Delta }[];
+    expect(first!.streamingDelta).toMatchObject({ textFrom: 0, reasoningFrom: 0 });
+    expect(first!.streamingDelta.text.length).toBeGreaterThan(10_000);
+    const tokenDeltas = rest.filter((patch) => /^ more\d+$/.test(patch.streamingDelta.text));
+    expect(tokenDeltas.length).toBeGreaterThan(30);
+    for (const patch of tokenDeltas) expect(JSON.stringify(patch).length).toBeLessThan(1024);
+    expect(Math.max(...whole.patches.slice(1).map((patch) => JSON.stringify(patch).length))).toBeGreaterThan(10_000);
+  }, 60_000);
+
   it('resumes from Last-Event-ID with the delta from that version', async () => {
     await startWithRows('live-resume', 5);
     const held = await read('/v1/sessions/live-resume/transcript');

@@ -1,4 +1,4 @@
-import { rowsAfterDelta } from '../../../libs/client/src/transcript-delta.js';
+import { rowsAfterDelta, streamingAfterDelta } from '../../../libs/client/src/transcript-delta.js';
 import { contentParts, type Marker, type MessageRow, type Streaming, type ToolCard, type Transcript, type TranscriptPatch, type View } from './api';
 
 /** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
@@ -25,14 +25,18 @@ export function holdTranscript(transcript: Transcript, markers: readonly Marker[
 }
 
 /**
- * Applies a `since` delta with the client library's rule (`rowsAfterDelta`): keep the first `from` rows held,
- * append `messages`. A patch older than what is held changes nothing; one that cannot apply (cut from a version
- * we do not hold, or keeping more rows than we hold) answers null, so the caller loads the whole transcript.
+ * Applies a `since` delta with the client library's rules (`rowsAfterDelta`, `streamingAfterDelta`): keep the first
+ * `from` rows held, append `messages`, and the streaming output likewise. A patch older than what is held changes
+ * nothing; one that cannot apply (cut from a version we do not hold, keeping more rows or text than we hold)
+ * answers null, so the caller loads the whole transcript and opens the feed again.
  */
 export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTranscript | null {
   if (patch.version < held.version) return held;
   const messages = rowsAfterDelta(held, patch);
   if (messages === null) return null;
+  // The live feed asks for `streamingDelta` (the text a token adds, not the turn's); `streaming` whole otherwise.
+  const streaming = patch.streamingDelta !== undefined ? streamingAfterDelta(held.streaming, patch.streamingDelta) : (patch.streaming ?? null);
+  if (streaming === undefined) return null;
   return {
     version: patch.version,
     view: held.view,
@@ -40,7 +44,7 @@ export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTr
     messages,
     toolCards: patch.toolCards,
     markers: patch.markers,
-    streaming: patch.streaming ?? null,
+    streaming,
   };
 }
 

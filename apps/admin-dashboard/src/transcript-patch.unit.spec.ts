@@ -29,6 +29,16 @@ describe('applying a transcript patch', () => {
     expect(applyPatch(held, patch({ version: 7, since: 6, from: 0, messages: [row('x')] }))!.messages).toEqual([row('x')]);
   });
 
+  it('applies a streaming delta to the streaming output held, and refuses one of another run or past the text held', () => {
+    const streaming = { runId: 'r', text: 'Run npm', reasoning: '', toolCards: [] };
+    const streamingHeld = { ...held, streaming };
+    const delta = (over: Partial<NonNullable<TranscriptPatch['streamingDelta']>>) => patch({ streaming: undefined, streamingDelta: { runId: 'r', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '', ...over } });
+    expect(applyPatch(streamingHeld, delta({}))!.streaming).toEqual({ ...streaming, text: 'Run npm install' });
+    expect(applyPatch(streamingHeld, delta({ runId: 'other' }))).toBeNull();
+    expect(applyPatch(streamingHeld, delta({ textFrom: 99 }))).toBeNull();
+    expect(applyPatch(streamingHeld, patch({ streaming: undefined, streamingDelta: null }))!.streaming).toBeNull();
+  });
+
   it('ignores a patch older than the version held', () => {
     expect(applyPatch(held, patch({ version: 3, from: 0 }))).toBe(held);
   });

@@ -19,3 +19,40 @@ export function rowsAfterDelta<Row>(held: { readonly version: number; readonly m
   if (delta.messages.length === 0 && delta.from === held.messages.length) return held.messages;
   return held.messages.slice(0, delta.from).concat(delta.messages);
 }
+
+/** The pending turn's streaming output, as a patch carries it whole (`streaming`). */
+export interface Streaming<Card> {
+  readonly runId: string;
+  readonly text: string;
+  readonly reasoning: string;
+  readonly toolCards: Card[];
+}
+
+/** A patch's `streamingDelta` (`/live?patches=1&streamingDelta=1`): the streaming output as a change of the one sent before. */
+export interface StreamingChange<Card> {
+  readonly runId: string;
+  readonly textFrom: number;
+  readonly text: string;
+  readonly reasoningFrom: number;
+  readonly reasoning: string;
+  readonly toolCards?: Card[];
+}
+
+/**
+ * The streaming output a `streamingDelta` makes of the one held (the stream's previous patch's): keep the first
+ * `textFrom` code units of the text and append `text`, the same for the reasoning, and take the tool cards when
+ * the delta has them. Null when no turn is pending (`delta` null). `undefined` when it cannot apply: it needs a
+ * base (keeps text, reasoning or cards) of another run than the one held, or keeps more than is held; the
+ * caller then loads the whole transcript (`streaming=1`) and opens the stream again, whose first delta is whole.
+ */
+export function streamingAfterDelta<Card>(held: Streaming<Card> | null, delta: StreamingChange<Card> | null): Streaming<Card> | null | undefined {
+  if (delta === null) return null;
+  const whole = delta.textFrom === 0 && delta.reasoningFrom === 0 && delta.toolCards !== undefined;
+  if (!whole && (held === null || held.runId !== delta.runId || delta.textFrom > held.text.length || delta.reasoningFrom > held.reasoning.length)) return undefined;
+  return {
+    runId: delta.runId,
+    text: delta.textFrom === 0 ? delta.text : held!.text.slice(0, delta.textFrom) + delta.text,
+    reasoning: delta.reasoningFrom === 0 ? delta.reasoning : held!.reasoning.slice(0, delta.reasoningFrom) + delta.reasoning,
+    toolCards: delta.toolCards ?? held!.toolCards,
+  };
+}

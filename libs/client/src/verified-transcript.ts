@@ -1,6 +1,6 @@
 import { chainRows, type MessageRow as DomainRow, type ToolCard as DomainToolCard, transcriptHashOf } from '#domain';
 import type { Marker, MessageRow, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
-import { rowsAfterDelta } from './transcript-delta.js';
+import { rowsAfterDelta, streamingAfterDelta } from './transcript-delta.js';
 
 /** A transcript the watcher holds: its content checked against the hash the service served for that version. */
 export interface TranscriptState {
@@ -39,6 +39,7 @@ export const hashOf = (links: readonly string[], toolCards: readonly ToolCard[])
 
 type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 'messages' | 'toolCards' | 'markers'> & {
   readonly streaming?: StreamingOutput | null;
+  readonly streamingDelta?: TranscriptPatchEvent['streamingDelta'];
 };
 
 /**
@@ -49,6 +50,9 @@ type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 
 export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { sessionId: string; view: TranscriptView; source: TranscriptState['source'] }): HeldTranscript | null {
   const messages = rowsAfterDelta(held?.state ?? null, delta);
   if (messages === null) return null;
+  // The streaming output whole, or as a change of the one the stream's last patch left (`streamingDelta=1`).
+  const streaming = delta.streamingDelta !== undefined ? streamingAfterDelta(held?.state.streaming ?? null, delta.streamingDelta) : (delta.streaming ?? null);
+  if (streaming === undefined) return null;
   const links = chainOf(messages, held ?? undefined);
   if (hashOf(links, delta.toolCards) !== delta.hash) return null;
   const state: TranscriptState = {
@@ -58,7 +62,7 @@ export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { se
     toolCards: delta.toolCards,
     markers: delta.markers,
     hash: delta.hash,
-    streaming: delta.streaming ?? null,
+    streaming,
     since: delta.since,
   };
   return { state, links };

@@ -2,7 +2,7 @@ import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ErasureRecord } from '#domain';
+import type { ErasureRecord, StreamingOutput } from '#domain';
 import { Metrics, problem, problemSchema, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { IdParam } from '../sessions/session-id.js';
@@ -12,11 +12,17 @@ import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
 import { LAST_EVENT_ID, transcriptChangedEvent, transcriptPatchEvent } from './live.schemas.js';
+import { streamingDeltaOf } from './streaming-delta.js';
 
 export const liveQuery = z.object({
   /** `1`: `patch` events (the transcript delta since the last event, plus the streaming output) instead of `transcript`. */
   patches: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
   view: z.enum(['display', 'context']).default('display'),
+  /**
+   * `1` (with `patches=1`): each patch carries `streamingDelta`, the streaming output as a change of the one the
+   * stream sent before, instead of `streaming` whole (which grows with the turn: every token would resend it).
+   */
+  streamingDelta: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
 });
 
 /**
@@ -50,7 +56,7 @@ export class LiveController {
         transcript: { description: 'The session changed: its version and the display transcript hash.', schema: transcriptChangedEvent },
         patch: {
           description:
-            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output.",
+            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `streamingDelta=1` as a change of the one sent before).",
           schema: transcriptPatchEvent,
         },
         erased: {
@@ -77,6 +83,8 @@ export class LiveController {
     const response = openEventStream(reply);
 
     let sent = Number.isInteger(Number(lastEventId)) ? Number(lastEventId) : -1;
+    // The streaming output the client holds after this stream's last patch (none before the first).
+    let heldStreaming: StreamingOutput | null = null;
     let sending = Promise.resolve();
     let closed = false;
     const write = (chunk: string) => {
@@ -110,7 +118,10 @@ export class LiveController {
       if (delta.state.erased !== null) return endErased(delta.state.erased);
       sent = delta.version;
       const { version: current, transcript, from, messages, view, state } = delta;
-      const patch = { sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
+      const streaming = this.views.streaming(sessionId, current, state);
+      const head = { sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers };
+      const patch = query.streamingDelta ? { ...head, streamingDelta: streamingDeltaOf(heldStreaming, streaming) } : { ...head, streaming };
+      heldStreaming = streaming;
       write(`id: ${current}\nevent: patch\ndata: ${JSON.stringify(patch)}\n\n`);
     };
     const enqueue = (version: number) => {

@@ -10,6 +10,26 @@ export const transcriptChangedEvent = z
   .object({ version, hash: z.string().describe('The display transcript hash at `version`.') })
   .meta({ id: 'TranscriptChangedEvent', example: { version: 12, hash: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' } });
 
+const codeUnits = z.number().int().nonnegative();
+
+/**
+ * With `streamingDelta=1`, a patch carries the pending turn's streaming output as a change of the output this
+ * stream sent before (what the client then holds), not whole: a token adds its text, not the turn's. Apply: keep
+ * the first `textFrom` UTF-16 code units of the text held (a JavaScript string's length) and append `text`; the
+ * same for `reasoning`; take `toolCards` when present, else keep those held. A delta of another `runId` than the
+ * one held, or the first of a stream, carries everything (`textFrom` and `reasoningFrom` 0, `toolCards` present).
+ */
+export const streamingDelta = z
+  .object({
+    runId: z.string(),
+    textFrom: codeUnits.describe('Keep this many UTF-16 code units of the text held, then append `text`.'),
+    text: z.string(),
+    reasoningFrom: codeUnits.describe('Keep this many UTF-16 code units of the reasoning held, then append `reasoning`.'),
+    reasoning: z.string(),
+    toolCards: z.array(toolCardSchema).optional().describe("The turn's tool cards when they changed since the stream's last patch; absent: unchanged."),
+  })
+  .meta({ id: 'StreamingDelta', example: { runId: 'run-2', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '' } });
+
 export const transcriptPatchEvent = z
   .object({
     sessionId: z.string().describe('The session, as in the `since` answer of `GET …/transcript`.'),
@@ -21,7 +41,11 @@ export const transcriptPatchEvent = z
     messages: z.array(messageRowSchema),
     toolCards: z.array(toolCardSchema),
     markers: z.array(markerSchema),
-    streaming: streamingAnswer.nullable(),
+    streaming: streamingAnswer
+      .nullable()
+      .optional()
+      .describe("The pending turn's streaming output, whole (null: no turn pending). Absent with `streamingDelta=1`, which sends `streamingDelta` instead."),
+    streamingDelta: streamingDelta.nullable().optional().describe('With `streamingDelta=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending).'),
   })
   .meta({
     id: 'TranscriptPatchEvent',

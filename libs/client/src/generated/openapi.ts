@@ -1339,6 +1339,26 @@ export interface components {
             /** @description Epoch seconds. */
             recordedAt: number;
         };
+        /**
+         * @example {
+         *       "runId": "run-2",
+         *       "textFrom": 7,
+         *       "text": " install",
+         *       "reasoningFrom": 0,
+         *       "reasoning": ""
+         *     }
+         */
+        StreamingDelta: {
+            runId: string;
+            /** @description Keep this many UTF-16 code units of the text held, then append `text`. */
+            textFrom: number;
+            text: string;
+            /** @description Keep this many UTF-16 code units of the reasoning held, then append `reasoning`. */
+            reasoningFrom: number;
+            reasoning: string;
+            /** @description The turn's tool cards when they changed since the stream's last patch; absent: unchanged. */
+            toolCards?: components["schemas"]["ToolCard"][];
+        };
         /** @description What the pending turn's journal has produced so far: display-only, never in `messages` or the hash. */
         StreamingOutput: {
             runId: string;
@@ -1502,7 +1522,10 @@ export interface components {
             messages: components["schemas"]["MessageRow"][];
             toolCards: components["schemas"]["ToolCard"][];
             markers: components["schemas"]["Marker"][];
-            streaming: components["schemas"]["StreamingOutput"] | null;
+            /** @description The pending turn's streaming output, whole (null: no turn pending). Absent with `streamingDelta=1`, which sends `streamingDelta` instead. */
+            streaming?: components["schemas"]["StreamingOutput"] | null;
+            /** @description With `streamingDelta=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending). */
+            streamingDelta?: components["schemas"]["StreamingDelta"] | null;
         };
         TranscriptTruncatedData: {
             keepCount: number;
@@ -2351,6 +2374,7 @@ export interface operations {
             query?: {
                 patches?: "0" | "1";
                 view?: "display" | "context";
+                streamingDelta?: "0" | "1";
             };
             header?: {
                 /** @description The last event id (a version) the client received: the stream resumes after it. */
@@ -2367,7 +2391,7 @@ export interface operations {
              * @description The event stream: `transcript` events, or with `patches=1` `patch` events instead.
              *
              *     - `transcript`: The session changed: its version and the display transcript hash. Data: `TranscriptChangedEvent`.
-             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output. Data: `TranscriptPatchEvent`.
+             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `streamingDelta=1` as a change of the one sent before). Data: `TranscriptPatchEvent`.
              *     - `erased`: The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410. Data: `Problem`.
              */
             200: {
