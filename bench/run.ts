@@ -574,7 +574,7 @@ function rows(adapterNote: string): ResultRow[] {
     },
     { figure: 'Streaming output, a pass over the whole 10,000-token turn (reference: a cold cache)', unit: 'ms', runs: runsOf('view.turnWholePassMs') },
     {
-      figure: 'Live patch for one token, 10,000-token turn, streamingDelta=1',
+      figure: 'Live patch for one token, 10,000-token turn, compact=1',
       unit: 'bytes',
       runs: runsOf('view.turnDeltaPatchBytes'),
       target: { text: '≤ 2,048 bytes', pass: (v) => v <= 2048 },

@@ -11,7 +11,7 @@ import {
 } from '../libs/domain/src/index.js';
 import { InMemoryEventStore } from '../libs/event-store/src/index.js';
 import { SessionViews, type SnapshotStore } from '../libs/read-models/src/index.js';
-import { streamingDeltaOf } from '../apps/session-api/src/live/streaming-delta.js';
+import { patchBody, type PatchLists } from '../apps/session-api/src/live/live-patch.js';
 
 /**
  * The view after a streamed token (issue 10): a session of N committed messages with a pending turn, then
@@ -94,7 +94,7 @@ interface LongTurnFigures {
 /**
  * A pending turn already `turnTokens` tokens long (a 100-message session), then tokens one at a time as the
  * writer hands them over: the streaming output of each version (what every live patch carries), and the patch
- * for one token with that output whole (`patches=1`) and as a delta (`patches=1&streamingDelta=1`).
+ * for one token with that output whole (`patches=1`) and compact (`patches=1&compact=1`).
  */
 async function measureLongTurn(turnTokens: number): Promise<LongTurnFigures> {
   const store = new InMemoryEventStore();
@@ -113,7 +113,7 @@ async function measureLongTurn(turnTokens: number): Promise<LongTurnFigures> {
   let { version } = await store.append(streamId, setup);
   views.remember(sessionId, version, state);
   let read = await views.transcript(sessionId, 'display');
-  let sent = views.streaming(sessionId, version, read.state);
+  let held: PatchLists = { toolCards: read.transcript.toolCards, markers: read.view.markers, streaming: views.streaming(sessionId, version, read.state) };
   const times: number[] = [];
   const whole: number[] = [];
   const deltas: number[] = [];
@@ -127,10 +127,12 @@ async function measureLongTurn(turnTokens: number): Promise<LongTurnFigures> {
     const streaming = views.streaming(sessionId, version, read.state);
     times.push(performance.now() - started);
     const delta = await views.transcriptSince(sessionId, 'display', version - 1);
-    const head = { sessionId, view: 'display', version, hash: read.transcript.hash, since: version - 1, from: delta.from, messages: delta.messages, toolCards: read.transcript.toolCards, markers: read.view.markers };
-    whole.push(Buffer.byteLength(JSON.stringify({ ...head, streaming })));
-    deltas.push(Buffer.byteLength(JSON.stringify({ ...head, streamingDelta: streamingDeltaOf(sent, streaming) })));
-    sent = streaming;
+    // The patch as the live stream writes it (live.controller.ts), whole and compact.
+    const head = { sessionId, view: 'display', version, hash: read.transcript.hash, since: version - 1, from: delta.from, messages: delta.messages };
+    const next = { toolCards: read.transcript.toolCards, markers: read.view.markers, streaming };
+    whole.push(Buffer.byteLength(JSON.stringify(patchBody(head, next, held, false))));
+    deltas.push(Buffer.byteLength(JSON.stringify(patchBody(head, next, held, true))));
+    held = next;
   }
   const passes: number[] = [];
   for (let i = 0; i < 5; i += 1) {

@@ -148,15 +148,19 @@ describe('GET …/live?patches=1', () => {
     expect(tokenPatches.at(-1)!.streaming!.text).toContain('word');
   }, 60_000);
 
-  it('with streamingDelta=1 a token of a long turn sends its own text, not the turn\'s, and the deltas rebuild the streaming output', async () => {
+  it('with compact=1 a token of a long turn sends its own text, not the turn\'s nor the session\'s lists, and the patches rebuild it all', async () => {
     await startWithRows('live-long-turn', 2);
+    // An interrupted turn whose journal holds a tool call: the session has a marker and a tool card.
+    await api.submit('live-long-turn', { runId: 'run-tool', text: 'look', submittedAt: T0 + 29_000 });
+    expect((await api.admin('/v1/recovery/sweep').send({ now: T0 + 29_031 })).status).toBe(200);
+    await api.postJournal('live-long-turn', 'run-tool', [{ seq: 1, event: 'tool', payload: { name: 'grep', args: { q: 'x' } }, createdAt: T0 + 29_001 }]);
     await api.submit('live-long-turn', { runId: 'run-long', text: 'write a lot', submittedAt: T0 + 30_000 });
     // The turn is 2,000 tokens long before the streams open: whole, each patch would carry all of it again.
     const words = Array.from({ length: 2_000 }, (_, i) => ` word${i}`);
     for (let at = 0; at < words.length; at += 500) {
       await api.postJournal('live-long-turn', 'run-long', words.slice(at, at + 500).map((text, i) => ({ seq: at + i + 1, event: 'token', payload: { text }, createdAt: T0 + 50_000 + at + i })));
     }
-    const deltas = openPatches('/v1/sessions/live-long-turn/live?patches=1&streamingDelta=1');
+    const deltas = openPatches('/v1/sessions/live-long-turn/live?patches=1&compact=1');
     const whole = openPatches('/v1/sessions/live-long-turn/live?patches=1');
     await Promise.all([deltas.ready, whole.ready]);
     await pollUntil('the first patch of each stream', () => deltas.patches.length >= 1 && whole.patches.length >= 1);
@@ -173,8 +177,14 @@ describe('GET …/live?patches=1', () => {
     type Streaming = { runId: string; text: string; reasoning: string; toolCards: unknown[] };
     type Delta = { runId: string; textFrom: number; text: string; reasoningFrom: number; reasoning: string; toolCards?: unknown[] };
     let held: Streaming | null = null;
-    for (const patch of deltas.patches as unknown as (Patch & { streamingDelta: Delta | null })[]) {
+    let lists: { toolCards: ToolCard[]; markers: unknown[] } | null = null;
+    let rows: MessageRow[] = [];
+    for (const patch of deltas.patches as unknown as (Omit<Patch, 'toolCards' | 'markers'> & { toolCards?: ToolCard[]; markers?: unknown[]; streamingDelta: Delta | null })[]) {
       expect(patch).not.toHaveProperty('streaming');
+      // The lists when they changed, else those held: with the rows they hash to the patch's hash.
+      lists = { toolCards: patch.toolCards ?? lists!.toolCards, markers: patch.markers ?? lists!.markers };
+      rows = [...rows.slice(0, patch.from), ...patch.messages];
+      expect(transcriptHashOfBody({ messages: rows, toolCards: lists.toolCards })).toBe(patch.hash);
       // The contract's rule, written out: keep `textFrom` code units and append `text`, the same for the reasoning.
       const delta = patch.streamingDelta!;
       const base: Streaming = held ?? { runId: delta.runId, text: '', reasoning: '', toolCards: [] };
@@ -185,6 +195,9 @@ describe('GET …/live?patches=1', () => {
       if (same) expect(held).toEqual(same.streaming);
     }
     expect(held).toEqual(final.body.streaming);
+    expect(lists!.toolCards).toEqual(final.body.toolCards);
+    expect(final.body.toolCards).toEqual([expect.objectContaining({ name: 'grep', recoveredRunId: 'run-tool' })]);
+    expect(lists!.markers).toEqual([expect.objectContaining({ runId: 'run-tool' })]);
     expect(final.body.streaming.text).toContain('more2040 late');
     // The first delta of the stream is whole; a token's after it is its own text, whatever the turn's length.
     const [first, ...rest] = deltas.patches as unknown as { streamingDelta: Delta }[];
@@ -192,7 +205,11 @@ describe('GET …/live?patches=1', () => {
     expect(first!.streamingDelta.text.length).toBeGreaterThan(10_000);
     const tokenDeltas = rest.filter((patch) => /^ more\d+$/.test(patch.streamingDelta.text));
     expect(tokenDeltas.length).toBeGreaterThan(30);
-    for (const patch of tokenDeltas) expect(JSON.stringify(patch).length).toBeLessThan(1024);
+    for (const patch of tokenDeltas) {
+      expect(JSON.stringify(patch).length).toBeLessThan(1024);
+      expect(patch).not.toHaveProperty('toolCards');
+      expect(patch).not.toHaveProperty('markers');
+    }
     expect(Math.max(...whole.patches.slice(1).map((patch) => JSON.stringify(patch).length))).toBeGreaterThan(10_000);
   }, 60_000);
 

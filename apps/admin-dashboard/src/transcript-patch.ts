@@ -1,4 +1,4 @@
-import { rowsAfterDelta, streamingAfterDelta } from '../../../libs/client/src/transcript-delta.js';
+import { listAfterDelta, rowsAfterDelta, streamingAfterDelta } from '../../../libs/client/src/transcript-delta.js';
 import { contentParts, type Marker, type MessageRow, type Streaming, type ToolCard, type Transcript, type TranscriptPatch, type View } from './api';
 
 /** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
@@ -25,8 +25,9 @@ export function holdTranscript(transcript: Transcript, markers: readonly Marker[
 }
 
 /**
- * Applies a `since` delta with the client library's rules (`rowsAfterDelta`, `streamingAfterDelta`): keep the first
- * `from` rows held, append `messages`, and the streaming output likewise. A patch older than what is held changes
+ * Applies a `since` delta with the client library's rules (`rowsAfterDelta`, `listAfterDelta`, `streamingAfterDelta`):
+ * keep the first `from` rows held, append `messages`, keep the lists a compact patch leaves out, and the streaming
+ * output likewise. A patch older than what is held changes
  * nothing; one that cannot apply (cut from a version we do not hold, keeping more rows or text than we hold)
  * answers null, so the caller loads the whole transcript and opens the feed again.
  */
@@ -34,16 +35,18 @@ export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTr
   if (patch.version < held.version) return held;
   const messages = rowsAfterDelta(held, patch);
   if (messages === null) return null;
-  // The live feed asks for `streamingDelta` (the text a token adds, not the turn's); `streaming` whole otherwise.
+  // The live feed asks for compact patches: the lists only when they changed, the streaming output as a change.
+  const toolCards = listAfterDelta(held.toolCards as ToolCard[], patch.toolCards);
+  const markers = listAfterDelta(held.markers as Marker[] | null, patch.markers);
   const streaming = patch.streamingDelta !== undefined ? streamingAfterDelta(held.streaming, patch.streamingDelta) : (patch.streaming ?? null);
-  if (streaming === undefined) return null;
+  if (toolCards === undefined || markers === undefined || streaming === undefined) return null;
   return {
     version: patch.version,
     view: held.view,
     hash: patch.hash,
     messages,
-    toolCards: patch.toolCards,
-    markers: patch.markers,
+    toolCards,
+    markers,
     streaming,
   };
 }

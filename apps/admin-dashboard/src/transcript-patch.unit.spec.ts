@@ -39,6 +39,15 @@ describe('applying a transcript patch', () => {
     expect(applyPatch(streamingHeld, patch({ streaming: undefined, streamingDelta: null }))!.streaming).toBeNull();
   });
 
+  it('keeps the lists a compact patch leaves out, and cannot apply one without them to nothing held', () => {
+    const card = { name: 'grep', preview: 'grep', args: {}, done: true, isError: false, duration: null, assistantMessageIndex: 1, recoveredFromRunJournal: false, recoveredRunId: null };
+    const withLists = { ...held, toolCards: [card], markers: [] };
+    const next = applyPatch(withLists, patch({ toolCards: undefined, markers: undefined, messages: [row('d')] }))!;
+    expect(next.toolCards).toBe(withLists.toolCards);
+    expect(next.markers).toBe(withLists.markers);
+    expect(applyPatch({ ...held, markers: null }, patch({ markers: undefined }))).toBeNull();
+  });
+
   it('ignores a patch older than the version held', () => {
     expect(applyPatch(held, patch({ version: 3, from: 0 }))).toBe(held);
   });

@@ -73,7 +73,7 @@ export function useLiveTranscript(api: Api, sessionId: string, view: View): Live
         let patched = false;
         try {
           const end = await readEventStream({
-            url: `${path`/v1/sessions/${sessionId}/live`}?patches=1&streamingDelta=1&view=${view}`,
+            url: `${path`/v1/sessions/${sessionId}/live`}?patches=1&compact=1&view=${view}`,
             headers: api.headers(),
             lastEventId,
             signal: connectionControl.signal,

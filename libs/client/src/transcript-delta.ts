@@ -20,6 +20,13 @@ export function rowsAfterDelta<Row>(held: { readonly version: number; readonly m
   return held.messages.slice(0, delta.from).concat(delta.messages);
 }
 
+/**
+ * A list a compact patch (`/live?patches=1&compact=1`) sends only when it changed since the stream's last patch
+ * (`toolCards`, `markers`): the one sent, else the one held. `undefined` when neither is there (nothing held):
+ * the caller loads the whole transcript and opens the stream again, whose first patch carries every list.
+ */
+export const listAfterDelta = <Item>(held: Item[] | null | undefined, sent: Item[] | undefined): Item[] | undefined => sent ?? held ?? undefined;
+
 /** The pending turn's streaming output, as a patch carries it whole (`streaming`). */
 export interface Streaming<Card> {
   readonly runId: string;
@@ -28,7 +35,7 @@ export interface Streaming<Card> {
   readonly toolCards: Card[];
 }
 
-/** A patch's `streamingDelta` (`/live?patches=1&streamingDelta=1`): the streaming output as a change of the one sent before. */
+/** A compact patch's `streamingDelta` (`/live?patches=1&compact=1`): the streaming output as a change of the one sent before. */
 export interface StreamingChange<Card> {
   readonly runId: string;
   readonly textFrom: number;

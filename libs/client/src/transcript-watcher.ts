@@ -114,8 +114,8 @@ export class TranscriptWatcher implements AsyncIterable<TranscriptState> {
 
   private async open(signal: AbortSignal): Promise<Response> {
     const { baseUrl, apiKey, fetch = globalThis.fetch } = this.client.options;
-    // Streaming output as deltas: a token's patch carries its text, not the turn's (the first patch of a stream is whole).
-    const url = `${baseUrl}/v1/sessions/${encodeURIComponent(this.sessionId)}/live?patches=1&streamingDelta=1&view=${this.view}`;
+    // Compact patches: a token's carries its own text, not the turn's nor the session's lists (the first is whole).
+    const url = `${baseUrl}/v1/sessions/${encodeURIComponent(this.sessionId)}/live?patches=1&compact=1&view=${this.view}`;
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, Accept: 'text/event-stream' };
     if (this.held) headers['Last-Event-ID'] = String(this.held.state.version);
     const response = await fetch(url, { headers, signal });

@@ -1,6 +1,6 @@
 import { chainRows, type MessageRow as DomainRow, type ToolCard as DomainToolCard, transcriptHashOf } from '#domain';
 import type { Marker, MessageRow, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
-import { rowsAfterDelta, streamingAfterDelta } from './transcript-delta.js';
+import { listAfterDelta, rowsAfterDelta, streamingAfterDelta } from './transcript-delta.js';
 
 /** A transcript the watcher holds: its content checked against the hash the service served for that version. */
 export interface TranscriptState {
@@ -50,17 +50,19 @@ type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 
 export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { sessionId: string; view: TranscriptView; source: TranscriptState['source'] }): HeldTranscript | null {
   const messages = rowsAfterDelta(held?.state ?? null, delta);
   if (messages === null) return null;
-  // The streaming output whole, or as a change of the one the stream's last patch left (`streamingDelta=1`).
+  // A compact patch (`compact=1`) sends the lists only when they changed, and the streaming output as a change.
+  const toolCards = listAfterDelta(held?.state.toolCards as ToolCard[] | undefined, delta.toolCards);
+  const markers = listAfterDelta(held?.state.markers as Marker[] | undefined, delta.markers);
   const streaming = delta.streamingDelta !== undefined ? streamingAfterDelta(held?.state.streaming ?? null, delta.streamingDelta) : (delta.streaming ?? null);
-  if (streaming === undefined) return null;
+  if (toolCards === undefined || markers === undefined || streaming === undefined) return null;
   const links = chainOf(messages, held ?? undefined);
-  if (hashOf(links, delta.toolCards) !== delta.hash) return null;
+  if (hashOf(links, toolCards) !== delta.hash) return null;
   const state: TranscriptState = {
     ...base,
     version: delta.version,
     messages,
-    toolCards: delta.toolCards,
-    markers: delta.markers,
+    toolCards,
+    markers,
     hash: delta.hash,
     streaming,
     since: delta.since,

@@ -40,6 +40,28 @@ describe('applyDelta', () => {
     expect(next!.links.slice(0, 2)).toEqual(held.links.slice(0, 2));
   });
 
+  describe('a compact patch (`compact=1`)', () => {
+    // Keys in sorted order: its own canonical JSON, as readmeHash needs.
+    const card = { args: {}, assistantMessageIndex: 1, done: true, duration: 1, isError: false, name: 'grep', preview: 'x', recoveredFromRunJournal: true, recoveredRunId: 'r' } as ToolCard;
+    const compact = (since: number, version: number, whole: MessageRow[], delta: object) => {
+      const { toolCards: _cards, markers: _markers, ...rest } = patch(since, version, whole.length, [], whole);
+      return { ...rest, hash: readmeHash(whole, [card]), streamingDelta: null, ...delta };
+    };
+
+    it('keeps the lists it leaves out, checks the hash with them, and applies the streaming output as a change', () => {
+      const withCard = applyDelta(held, { ...patch(3, 4, 3, [], rows(0, 3)), toolCards: [card], hash: readmeHash(rows(0, 3), [card]) }, base)!;
+      const first = applyDelta(withCard, compact(4, 5, rows(0, 3), { streamingDelta: { runId: 'r', textFrom: 0, text: 'Run', reasoningFrom: 0, reasoning: '', toolCards: [] } }), base);
+      expect(first?.state).toMatchObject({ version: 5, toolCards: [card], markers: [], streaming: { runId: 'r', text: 'Run', reasoning: '', toolCards: [] } });
+      const second = applyDelta(first, compact(5, 6, rows(0, 3), { streamingDelta: { runId: 'r', textFrom: 3, text: ' npm', reasoningFrom: 0, reasoning: '' } }), base);
+      expect(second?.state.streaming).toEqual({ runId: 'r', text: 'Run npm', reasoning: '', toolCards: [] });
+    });
+
+    it('cannot apply one that leaves out a list or a streaming base it does not hold', () => {
+      expect(applyDelta(null, compact(0, 1, rows(0, 3), { from: 0, messages: rows(0, 3) }), base)).toBeNull();
+      expect(applyDelta(held, compact(3, 4, rows(0, 3), { toolCards: [card], markers: [], streamingDelta: { runId: 'r', textFrom: 2, text: 'x', reasoningFrom: 0, reasoning: '' } }), base)).toBeNull();
+    });
+  });
+
   describe('when the result does not hash to the served hash', () => {
     it('refuses a patch cut from another version than the one held', () => {
       expect(applyDelta(held, patch(4, 5, 3, rows(3, 5), rows(0, 5)), base)).toBeNull();

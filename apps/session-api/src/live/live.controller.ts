@@ -2,7 +2,7 @@ import { Controller, Get, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { ErasureRecord, StreamingOutput } from '#domain';
+import type { ErasureRecord } from '#domain';
 import { Metrics, problem, problemSchema, RequireScope, ZodValidationPipe } from '#platform';
 import { SessionViews } from '#read-models';
 import { IdParam } from '../sessions/session-id.js';
@@ -12,17 +12,18 @@ import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
 import { LAST_EVENT_ID, transcriptChangedEvent, transcriptPatchEvent } from './live.schemas.js';
-import { streamingDeltaOf } from './streaming-delta.js';
+import { patchBody, type PatchLists } from './live-patch.js';
 
 export const liveQuery = z.object({
   /** `1`: `patch` events (the transcript delta since the last event, plus the streaming output) instead of `transcript`. */
   patches: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
   view: z.enum(['display', 'context']).default('display'),
   /**
-   * `1` (with `patches=1`): each patch carries `streamingDelta`, the streaming output as a change of the one the
-   * stream sent before, instead of `streaming` whole (which grows with the turn: every token would resend it).
+   * `1` (with `patches=1`): compact patches, each only what changed since the stream's last patch: `streamingDelta`
+   * (the streaming output as a change of the one sent before) instead of `streaming` whole, which grows with the
+   * turn, and `toolCards` and `markers` only when they changed, which grow with the session.
    */
-  streamingDelta: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
+  compact: z.enum(['0', '1']).default('0').transform((value) => value === '1'),
 });
 
 /**
@@ -56,7 +57,7 @@ export class LiveController {
         transcript: { description: 'The session changed: its version and the display transcript hash.', schema: transcriptChangedEvent },
         patch: {
           description:
-            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `streamingDelta=1` as a change of the one sent before).",
+            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `compact=1` only what changed since the stream's last patch).",
           schema: transcriptPatchEvent,
         },
         erased: {
@@ -83,8 +84,8 @@ export class LiveController {
     const response = openEventStream(reply);
 
     let sent = Number.isInteger(Number(lastEventId)) ? Number(lastEventId) : -1;
-    // The streaming output the client holds after this stream's last patch (none before the first).
-    let heldStreaming: StreamingOutput | null = null;
+    // What the client holds after this stream's last patch (nothing before the first): what compact patches change.
+    let held: PatchLists | null = null;
     let sending = Promise.resolve();
     let closed = false;
     const write = (chunk: string) => {
@@ -118,10 +119,9 @@ export class LiveController {
       if (delta.state.erased !== null) return endErased(delta.state.erased);
       sent = delta.version;
       const { version: current, transcript, from, messages, view, state } = delta;
-      const streaming = this.views.streaming(sessionId, current, state);
-      const head = { sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages, toolCards: transcript.toolCards, markers: view.markers };
-      const patch = query.streamingDelta ? { ...head, streamingDelta: streamingDeltaOf(heldStreaming, streaming) } : { ...head, streaming };
-      heldStreaming = streaming;
+      const next = { toolCards: transcript.toolCards, markers: view.markers, streaming: this.views.streaming(sessionId, current, state) };
+      const patch = patchBody({ sessionId, view: query.view, version: current, hash: transcript.hash, since, from, messages }, next, held, query.compact);
+      held = next;
       write(`id: ${current}\nevent: patch\ndata: ${JSON.stringify(patch)}\n\n`);
     };
     const enqueue = (version: number) => {

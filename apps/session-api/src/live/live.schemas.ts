@@ -13,7 +13,7 @@ export const transcriptChangedEvent = z
 const codeUnits = z.number().int().nonnegative();
 
 /**
- * With `streamingDelta=1`, a patch carries the pending turn's streaming output as a change of the output this
+ * With `compact=1`, a patch carries the pending turn's streaming output as a change of the output this
  * stream sent before (what the client then holds), not whole: a token adds its text, not the turn's. Apply: keep
  * the first `textFrom` UTF-16 code units of the text held (a JavaScript string's length) and append `text`; the
  * same for `reasoning`; take `toolCards` when present, else keep those held. A delta of another `runId` than the
@@ -39,13 +39,13 @@ export const transcriptPatchEvent = z
     since: version.describe('The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first).'),
     from: z.number().int().nonnegative().describe('Keep the first `from` rows, then append `messages`.'),
     messages: z.array(messageRowSchema),
-    toolCards: z.array(toolCardSchema),
-    markers: z.array(markerSchema),
+    toolCards: z.array(toolCardSchema).optional().describe("The transcript's tool cards, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held."),
+    markers: z.array(markerSchema).optional().describe("The session's markers, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held."),
     streaming: streamingAnswer
       .nullable()
       .optional()
-      .describe("The pending turn's streaming output, whole (null: no turn pending). Absent with `streamingDelta=1`, which sends `streamingDelta` instead."),
-    streamingDelta: streamingDelta.nullable().optional().describe('With `streamingDelta=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending).'),
+      .describe("The pending turn's streaming output, whole (null: no turn pending). Absent with `compact=1`, which sends `streamingDelta` instead."),
+    streamingDelta: streamingDelta.nullable().optional().describe('With `compact=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending).'),
   })
   .meta({
     id: 'TranscriptPatchEvent',

@@ -1520,11 +1520,13 @@ export interface components {
             /** @description Keep the first `from` rows, then append `messages`. */
             from: number;
             messages: components["schemas"]["MessageRow"][];
-            toolCards: components["schemas"]["ToolCard"][];
-            markers: components["schemas"]["Marker"][];
-            /** @description The pending turn's streaming output, whole (null: no turn pending). Absent with `streamingDelta=1`, which sends `streamingDelta` instead. */
+            /** @description The transcript's tool cards, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held. */
+            toolCards?: components["schemas"]["ToolCard"][];
+            /** @description The session's markers, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held. */
+            markers?: components["schemas"]["Marker"][];
+            /** @description The pending turn's streaming output, whole (null: no turn pending). Absent with `compact=1`, which sends `streamingDelta` instead. */
             streaming?: components["schemas"]["StreamingOutput"] | null;
-            /** @description With `streamingDelta=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending). */
+            /** @description With `compact=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending). */
             streamingDelta?: components["schemas"]["StreamingDelta"] | null;
         };
         TranscriptTruncatedData: {
@@ -2374,7 +2376,7 @@ export interface operations {
             query?: {
                 patches?: "0" | "1";
                 view?: "display" | "context";
-                streamingDelta?: "0" | "1";
+                compact?: "0" | "1";
             };
             header?: {
                 /** @description The last event id (a version) the client received: the stream resumes after it. */
@@ -2391,7 +2393,7 @@ export interface operations {
              * @description The event stream: `transcript` events, or with `patches=1` `patch` events instead.
              *
              *     - `transcript`: The session changed: its version and the display transcript hash. Data: `TranscriptChangedEvent`.
-             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `streamingDelta=1` as a change of the one sent before). Data: `TranscriptPatchEvent`.
+             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `compact=1` only what changed since the stream's last patch). Data: `TranscriptPatchEvent`.
              *     - `erased`: The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410. Data: `Problem`.
              */
             200: {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { StreamingOutput, ToolCard } from '#domain';
 import { streamingAfterDelta } from '../../../../libs/client/src/transcript-delta.js';
-import { keptCodeUnits, streamingDeltaOf } from './streaming-delta.js';
+import { keptCodeUnits, streamingDeltaOf } from './live-patch.js';
 
 // Texts that grow, shrink and change inside, astral characters (surrogate pairs) included.
 const text = fc.array(fc.constantFrom('a', 'b', ' ', '\n\n', '😀', '😁', 'é', 'xyz'), { maxLength: 12 }).map((parts) => parts.join(''));

@@ -1,4 +1,4 @@
-import type { StreamingOutput, ToolCard } from '#domain';
+import type { Marker, StreamingOutput, ToolCard } from '#domain';
 
 /** A live patch's `streamingDelta` (live.schemas.ts): the streaming output as a change of the one sent before. */
 export interface StreamingDelta {
@@ -49,5 +49,27 @@ export function streamingDeltaOf(held: StreamingOutput | null, next: StreamingOu
     reasoningFrom,
     reasoning: next.reasoning.slice(reasoningFrom),
     ...(cardsChanged ? { toolCards: next.toolCards } : {}),
+  };
+}
+
+/** What a patch carries besides the rows, and what the client holds of it after a stream's patch. */
+export interface PatchLists {
+  readonly toolCards: readonly ToolCard[];
+  readonly markers: readonly Marker[];
+  readonly streaming: StreamingOutput | null;
+}
+
+/**
+ * A live patch's body after its rows (`head`): with `compact`, the lists only when they are not the very ones the
+ * stream sent last (`held`; a token's version reuses the transcript and view it follows, so its patch carries
+ * neither) and the streaming output as a change (`streamingDeltaOf`); else all of it whole.
+ */
+export function patchBody<Head extends object>(head: Head, next: PatchLists, held: PatchLists | null, compact: boolean) {
+  if (!compact) return { ...head, toolCards: next.toolCards, markers: next.markers, streaming: next.streaming };
+  return {
+    ...head,
+    ...(next.toolCards === held?.toolCards ? {} : { toolCards: next.toolCards }),
+    ...(next.markers === held?.markers ? {} : { markers: next.markers }),
+    streamingDelta: streamingDeltaOf(held?.streaming ?? null, next.streaming),
   };
 }
