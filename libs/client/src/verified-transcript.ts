@@ -55,8 +55,10 @@ export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { se
   const markers = listAfterDelta(held?.state.markers as Marker[] | undefined, delta.markers);
   const streaming = delta.streamingDelta !== undefined ? streamingAfterDelta(held?.state.streaming ?? null, delta.streamingDelta) : (delta.streaming ?? null);
   if (toolCards === undefined || markers === undefined || streaming === undefined) return null;
-  const links = chainOf(messages, held ?? undefined);
-  if (hashOf(links, toolCards) !== delta.hash) return null;
+  // The very rows and cards held (a token's compact patch) hash to the hash held: nothing to compute again.
+  const unchanged = held !== null && messages === held.state.messages && toolCards === held.state.toolCards;
+  const links = unchanged ? held.links : chainOf(messages, held ?? undefined);
+  if ((unchanged ? held.state.hash : hashOf(links, toolCards)) !== delta.hash) return null;
   const state: TranscriptState = {
     ...base,
     version: delta.version,

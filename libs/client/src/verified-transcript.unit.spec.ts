@@ -54,6 +54,9 @@ describe('applyDelta', () => {
       expect(first?.state).toMatchObject({ version: 5, toolCards: [card], markers: [], streaming: { runId: 'r', text: 'Run', reasoning: '', toolCards: [] } });
       const second = applyDelta(first, compact(5, 6, rows(0, 3), { streamingDelta: { runId: 'r', textFrom: 3, text: ' npm', reasoningFrom: 0, reasoning: '' } }), base);
       expect(second?.state.streaming).toEqual({ runId: 'r', text: 'Run npm', reasoning: '', toolCards: [] });
+      // The same rows and cards as held: the held hash stands for them, and a served hash that differs is refused.
+      expect(second!.links).toBe(first!.links);
+      expect(applyDelta(second, compact(6, 7, rows(0, 3), { hash: 'not-the-hash' }), base)).toBeNull();
     });
 
     it('cannot apply one that leaves out a list or a streaming base it does not hold', () => {
