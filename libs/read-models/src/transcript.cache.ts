@@ -37,9 +37,8 @@ export class TranscriptCache {
   private readonly transcripts: ByteBoundedCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
-  private readonly streamingOutputs = new LruCache<string, StreamingOutput | null>(256);
-  /** Each streaming session's newest fold of its pending turn (`followStreaming`), by session. */
-  private readonly streamingFolds = new LruCache<string, { version: number; fold: StreamingFold }>(256);
+  /** Each session's newest streaming output and the fold of its pending turn it came from (`followStreaming`). */
+  private readonly streamingFolds = new LruCache<string, { version: number; fold: StreamingFold | null; output: StreamingOutput | null }>(256);
   /** The last transcript hashed per (session, view). */
   private readonly latestTranscripts: ByteBoundedCache<string, RenderedTranscript>;
 
@@ -105,19 +104,18 @@ export class TranscriptCache {
 
   /**
    * The pending turn's streaming output at a version, computed once per (session, version) however many watchers
-   * ask. Each session's newest `StreamingFold` is kept, so the next version of a turn that streams token by token
-   * reads only what that version added (`followStreaming`), not the whole journal of the turn.
+   * ask. Each session's newest output is kept with the `StreamingFold` it came from, so the next version of a turn
+   * that streams token by token reads only what that version added (`followStreaming`), not the whole journal of
+   * the turn. Only the newest: each output holds the turn's text whole, so a few hundred versions of one long turn
+   * would hold it a few hundred times. An older version is produced from the turn's start and not kept.
    */
   streaming(sessionId: string, version: number, state: SessionState): StreamingOutput | null {
-    const key = `${sessionId}@${version}`;
-    const cached = this.streamingOutputs.get(key);
-    if (cached !== undefined) return cached;
     const held = this.streamingFolds.get(sessionId);
-    // A fold is advanced in place: an older version than the one it stands at is read from the turn's start.
-    const { fold, output } = followStreaming(held !== undefined && held.version < version ? held.fold : null, state);
-    if (fold === null) this.streamingFolds.delete(sessionId);
-    else if (held === undefined || held.version < version) this.streamingFolds.set(sessionId, { version, fold });
-    this.streamingOutputs.set(key, output);
+    if (held?.version === version) return held.output;
+    if (held !== undefined && held.version > version) return followStreaming(null, state).output;
+    // A fold is advanced in place: the one held goes with the newer version.
+    const { fold, output } = followStreaming(held?.fold ?? null, state);
+    this.streamingFolds.set(sessionId, { version, fold, output });
     return output;
   }
 
@@ -128,7 +126,6 @@ export class TranscriptCache {
     this.pastViews.deleteWhere(ofSession);
     this.transcripts.deleteWhere(ofSession);
     this.latestTranscripts.deleteWhere(ofSession);
-    this.streamingOutputs.deleteWhere(ofSession);
     this.streamingFolds.delete(sessionId);
   }
 
@@ -137,7 +134,6 @@ export class TranscriptCache {
     this.pastViews.clear();
     this.transcripts.clear();
     this.latestTranscripts.clear();
-    this.streamingOutputs.clear();
     this.streamingFolds.clear();
   }
 }
