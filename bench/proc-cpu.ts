@@ -80,6 +80,19 @@ export interface MachineJiffies {
   readonly steal: number;
 }
 
+/** The machine's CPU time since boot (all cores), total and busy (user, nice, system, irq, softirq, steal), in jiffies. */
+export function machineBusyJiffies(): { readonly total: number; readonly busy: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const fields = [user, nice, system, idle, iowait, irq, softirq, steal];
+    if (fields.some((f) => f === undefined || !Number.isFinite(f))) return null;
+    return { total: fields.reduce((a, b) => a! + b!, 0)!, busy: user! + nice! + system! + irq! + softirq! + steal! };
+  } catch {
+    return null; // not Linux
+  }
+}
+
 export function machineJiffies(): MachineJiffies | null {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];

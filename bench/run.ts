@@ -19,7 +19,7 @@ import { runWritePathBench } from './write-path.bench.js';
 import { encodeRequest, runHttpLoad } from './http-load.js';
 import { openIdleSockets, runSocketLoad } from './socket-load.js';
 import { type EmmettPeer, startEmmettPeer } from './emmett-peer.js';
-import { clusterCpuMs, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
+import { clusterCpuMs, machineBusyJiffies, type MachineJiffies, machineJiffies, processCpuMs, stealPercent } from './proc-cpu.js';
 import { createEventsTable, runRawInsert } from './raw-insert.bench.js';
 import { renderTable, verdicts, type ResultRow } from './results-table.js';
 import { Samples } from './samples.js';
@@ -46,6 +46,30 @@ const progress = (message: string): void => {
   process.stderr.write(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
 };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The reads wait for the machine's share of busy CPU (all cores) over one second to fall to this, percent… */
+const READS_QUIET_PERCENT = 15;
+/** …for at most this long, ms. */
+const READS_QUIET_MAX_MS = 30_000;
+
+/**
+ * Waits until the machine's busy share over one second is at most `percent` (or `maxMs` passed): the deferred work
+ * of earlier phases (PostgreSQL's autovacuum after the ingest rounds, the audited twin's continuous auditor) done.
+ * Answers how long it waited and the busy share of the last second (percent of all cores).
+ */
+async function untilMachineQuiet(percent: number, maxMs: number): Promise<{ waitedMs: number; busyPercent: number }> {
+  const from = performance.now();
+  let busyPercent = Number.NaN;
+  for (let last = machineBusyJiffies(); last !== null && performance.now() - from < maxMs; ) {
+    await sleep(1000);
+    const now = machineBusyJiffies();
+    if (now === null || now.total <= last.total) break;
+    busyPercent = (100 * (now.busy - last.busy)) / (now.total - last.total);
+    last = now;
+    if (busyPercent <= percent) break;
+  }
+  return { waitedMs: performance.now() - from, busyPercent };
+}
 
 /** Per-run samples by figure id (NaN where a run failed), the answer checks of the HTTP figures, the phases' errors. */
 const samples = new Samples(RUNS, progress);
@@ -581,6 +605,12 @@ function rows(adapterNote: string): ResultRow[] {
     },
     { figure: 'Live patch for one token, 10,000-token turn, streaming whole (reference)', unit: 'bytes', runs: runsOf('view.turnWholePatchBytes') },
     {
+      figure: `Before the reads: time until the machine was quiet (≤ ${READS_QUIET_PERCENT} % busy over 1 s, at most ${READS_QUIET_MAX_MS / 1000} s)`,
+      unit: 's',
+      runs: runsOf('readsQuiet.waitSeconds'),
+    },
+    { figure: 'Before the reads: the machine\'s busy share over the last second', unit: '%', runs: runsOf('readsQuiet.busyPercent') },
+    {
       figure: 'HTTP ceiling, answers of the read\'s size (trivial server), 64 conn',
       unit: 'req/s',
       runs: runsOf('readCeiling64.requestsPerSecond'),
@@ -912,6 +942,14 @@ async function main(): Promise<void> {
     const target = readTarget;
     if (!target) continue;
     const ceilingRead = encodeRequest({ method: 'GET', path: `/bytes/${target.bytes}`, headers: {} }, trivialPort);
+    // The reads come after the twins' ingest rounds: their deferred work would share the cores with the reads
+    // (and with the ceiling's trivial server), which touch no database. Both wait for it, and say how long.
+    await step(`reads: quiet round ${round + 1}`, async () => {
+      const { waitedMs, busyPercent } = await untilMachineQuiet(READS_QUIET_PERCENT, READS_QUIET_MAX_MS);
+      record('readsQuiet.waitSeconds', round, waitedMs / 1000);
+      record('readsQuiet.busyPercent', round, busyPercent);
+      progress(`  quiet before the reads after ${(waitedMs / 1000).toFixed(1)} s (machine ${busyPercent.toFixed(1)} % busy over the last second)`);
+    });
     await step(`readCeiling64 round ${round + 1}`, () =>
       httpPhase(round, { id: 'readCeiling64', port: trivialPort, connections: 64, eventsPerRequest: 1, clients: [], request: () => ceilingRead }),
     );
