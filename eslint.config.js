@@ -173,7 +173,6 @@ export default tseslint.config(
   {
     files: BROWSER_SAFE_CLIENT,
     rules: {
-      'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': [
         'error',
         { patterns: [{ regex: '.', allowTypeImports: true, message: 'The admin dashboard runs this module in the browser: import types only.' }] },

@@ -57,9 +57,12 @@ describe('live streams and shutdown', () => {
       // Promptly: the open stream does not hold the shutdown (a bound for a hang, far above a loaded machine's close).
       const closing = t.app.close().then(() => (closed = true));
       let bound: NodeJS.Timeout | undefined;
-      await Promise.race([closing, new Promise((resolve) => (bound = setTimeout(resolve, 10_000)))]);
-      // Cleared: a timer left running keeps Jest's worker from exiting, and Jest then kills it.
-      clearTimeout(bound);
+      try {
+        await Promise.race([closing, new Promise((resolve) => (bound = setTimeout(resolve, 10_000)))]);
+      } finally {
+        // Cleared: a timer left running keeps Jest's worker from exiting, and Jest then kills it.
+        clearTimeout(bound);
+      }
       expect(closed).toBe(true);
       // Ended by the server (a clean end of the chunked body), not merely cut off.
       await pollUntil('the server to end the stream', live.ended, Boolean, { timeoutMs: 1000 });

@@ -211,6 +211,16 @@ describe('GET …/live?patches=1', () => {
       expect(patch).not.toHaveProperty('markers');
     }
     expect(Math.max(...whole.patches.slice(1).map((patch) => JSON.stringify(patch).length))).toBeGreaterThan(10_000);
+
+    // A compact stream resumed from a version (another replica, a reconnect): its first patch is the delta from that
+    // version with every list and the streaming output whole, whatever the stream before it had sent.
+    const resumed = openPatches('/v1/sessions/live-long-turn/live?patches=1&compact=1', String(final.body.version - 1));
+    await resumed.ready;
+    await pollUntil('the resumed stream\'s first patch', () => resumed.patches.length >= 1);
+    resumed.close();
+    const [again] = resumed.patches as unknown as (Patch & { streamingDelta: Delta })[];
+    expect(again).toMatchObject({ since: final.body.version - 1, version: final.body.version, toolCards: final.body.toolCards, markers: lists!.markers });
+    expect(again!.streamingDelta).toEqual({ ...final.body.streaming, textFrom: 0, reasoningFrom: 0 });
   }, 60_000);
 
   it('resumes from Last-Event-ID with the delta from that version', async () => {

@@ -1,6 +1,7 @@
 /** The parts of the session API the dashboard reads (../shared/design/http-api.md is the contract). */
 import createClient, { type Client } from 'openapi-fetch';
 import type {
+  CompactTranscriptPatchEvent,
   MessageRow,
   paths,
   RunJournal,
@@ -38,8 +39,11 @@ export type PendingTurn = Schemas['PendingTurn'];
 export type MarkerCounts = Schemas['MarkerCounts'];
 export type SessionPage = Schemas['SessionListPage'];
 export type View = TranscriptView;
-/** A `since` answer and a `/live?patches=1` event: keep the first `from` rows, append `messages`. */
-export type TranscriptPatch = TranscriptPatchEvent;
+/**
+ * A `/live?patches=1` event, whole or compact (`compact=1`: the lists only when they changed, `streamingDelta`):
+ * keep the first `from` rows, append `messages`.
+ */
+export type TranscriptPatch = TranscriptPatchEvent | CompactTranscriptPatchEvent;
 export type StoredEvent = Schemas['StoredEvent'];
 export type EventPage = SessionEventsPage;
 export type JournalEvent = Schemas['JournalEvent'];

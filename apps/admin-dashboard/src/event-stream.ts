@@ -26,8 +26,7 @@ export interface StreamEnd {
  * connection look the same to the caller: the live feed stopped). Rejects only on a non-2xx answer.
  */
 export async function readEventStream(options: OpenStreamOptions): Promise<StreamEnd> {
-  const parser = new EventStreamParser();
-  parser.lastEventId = options.lastEventId ?? undefined;
+  const parser = new EventStreamParser(options.lastEventId ?? undefined);
   const headers: Record<string, string> = { ...options.headers, Accept: 'text/event-stream' };
   if (options.lastEventId !== null) headers['Last-Event-ID'] = options.lastEventId;
   const response = await fetch(options.url, { headers, signal: options.signal, cache: 'no-store' });

@@ -1,4 +1,4 @@
-import { listAfterDelta, rowsAfterDelta, streamingAfterDelta } from '../../../libs/client/src/transcript-delta.js';
+import { leavesOut, listAfterDelta, rowsAfterDelta, streamingAfterDelta } from '../../../libs/client/src/transcript-delta.js';
 import { contentParts, type Marker, type MessageRow, type Streaming, type ToolCard, type Transcript, type TranscriptPatch, type View } from './api';
 
 /** What the session page holds of a transcript: the rows at `version`, and what the pending turn streamed. */
@@ -33,12 +33,14 @@ export function holdTranscript(transcript: Transcript, markers: readonly Marker[
  */
 export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTranscript | null {
   if (patch.version < held.version) return held;
+  // A compact patch applies to the version it was cut from only, whatever its `from`.
+  if (leavesOut(patch) && held.version !== patch.since) return null;
   const messages = rowsAfterDelta(held, patch);
   if (messages === null) return null;
   // The live feed asks for compact patches: the lists only when they changed, the streaming output as a change.
   const toolCards = listAfterDelta(held.toolCards as ToolCard[], patch.toolCards);
   const markers = listAfterDelta(held.markers as Marker[] | null, patch.markers);
-  const streaming = patch.streamingDelta !== undefined ? streamingAfterDelta(held.streaming, patch.streamingDelta) : (patch.streaming ?? null);
+  const streaming = 'streamingDelta' in patch ? streamingAfterDelta(held.streaming, patch.streamingDelta) : (patch.streaming ?? null);
   if (toolCards === undefined || markers === undefined || streaming === undefined) return null;
   return {
     version: patch.version,

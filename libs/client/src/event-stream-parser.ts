@@ -19,10 +19,17 @@ export class EventStreamParser {
   private buffer = '';
   private event = '';
   private data: string[] = [];
-  /** The last `id:` seen (what `Last-Event-ID` resumes from): kept across events, as the spec says. */
+  /** The last `id:` read, kept across events as the spec says; it becomes `lastEventId` when its block ends. */
+  private idBuffer: string | undefined;
+  /** The last event id of a block that ended (what `Last-Event-ID` resumes from); a block cut off does not count. */
   lastEventId: string | undefined;
   /** The reconnection delay the server last asked for (`retry:`), in ms. */
   retryMs: number | null = null;
+
+  /** `lastEventId`: the id a reconnecting stream resumes from, kept until the stream sends another. */
+  constructor(lastEventId?: string) {
+    this.idBuffer = this.lastEventId = lastEventId;
+  }
 
   push(chunk: string): ServerSentEvent[] {
     this.buffer += chunk;
@@ -47,16 +54,17 @@ export class EventStreamParser {
     const value = colon < 0 ? '' : line.slice(colon + (line[colon + 1] === ' ' ? 2 : 1));
     if (field === 'event') this.event = value;
     else if (field === 'data') this.data.push(value);
-    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
+    else if (field === 'id' && !value.includes('\0')) this.idBuffer = value;
     else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
     return null;
   }
 
   private dispatch(): ServerSentEvent | null {
-    const { event, data, lastEventId } = this;
+    const { event, data, idBuffer } = this;
+    this.lastEventId = idBuffer;
     this.event = '';
     this.data = [];
     if (data.length === 0) return null;
-    return { event: event || 'message', data: data.join('\n'), ...(lastEventId === undefined ? {} : { id: lastEventId }) };
+    return { event: event || 'message', data: data.join('\n'), ...(idBuffer === undefined ? {} : { id: idBuffer }) };
   }
 }

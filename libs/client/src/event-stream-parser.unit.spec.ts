@@ -59,6 +59,18 @@ describe('EventStreamParser', () => {
       expect(parser.lastEventId).toBe('');
     });
 
+    it('takes an id as the last event id only once its block ended, and starts from the id a stream resumes from', () => {
+      const parser = new EventStreamParser('3');
+      expect(parser.push('id: 4\ndata: a\n')).toEqual([]);
+      expect(parser.lastEventId).toBe('3');
+      expect(parser.push('\ndata: b\n\n')).toEqual([
+        { event: 'message', data: 'a', id: '4' },
+        { event: 'message', data: 'b', id: '4' },
+      ]);
+      expect(parser.lastEventId).toBe('4');
+      expect(new EventStreamParser('9').push('data: c\n\n')).toEqual([{ event: 'message', data: 'c', id: '9' }]);
+    });
+
     it('ignores an id holding NUL, and a block of only an id dispatches nothing but keeps it', () => {
       const parser = new EventStreamParser();
       expect(parser.push('id: 5\n\nid: 6\0x\ndata: a\n\n')).toEqual([{ event: 'message', data: 'a', id: '5' }]);

@@ -27,6 +27,17 @@ export function rowsAfterDelta<Row>(held: { readonly version: number; readonly m
  */
 export const listAfterDelta = <Item>(held: Item[] | null | undefined, sent: Item[] | undefined): Item[] | undefined => sent ?? held ?? undefined;
 
+/**
+ * Whether a patch leaves out something the stream's last patch left the client (a compact patch: a list, or the
+ * streaming output as a change that keeps some of it). Such a patch applies only to the version it was cut from
+ * (its `since`), even with `from: 0`.
+ */
+export function leavesOut(delta: { readonly toolCards?: unknown; readonly markers?: unknown; readonly streamingDelta?: StreamingChange<unknown> | null }): boolean {
+  const streaming = delta.streamingDelta;
+  const partial = streaming !== undefined && streaming !== null && (streaming.textFrom > 0 || streaming.reasoningFrom > 0 || streaming.toolCards === undefined);
+  return delta.toolCards === undefined || delta.markers === undefined || partial;
+}
+
 /** The pending turn's streaming output, as a patch carries it whole (`streaming`). */
 export interface Streaming<Card> {
   readonly runId: string;

@@ -1,4 +1,4 @@
-import type { TranscriptDelta, TranscriptPatchEvent, TranscriptQuery, TranscriptView } from './api-types.js';
+import type { CompactTranscriptPatchEvent, TranscriptDelta, TranscriptQuery, TranscriptView } from './api-types.js';
 import type { ChronicleClientOptions } from './chronicle-client.js';
 import { ChronicleProblem } from './chronicle-problem.js';
 import { EventStreamParser } from './event-stream-parser.js';
@@ -43,6 +43,8 @@ export class TranscriptWatcher implements AsyncIterable<TranscriptState> {
   private opened = 0;
   private fetchedWhole = 0;
   private iterated = false;
+  /** The reconnection delay the service's last stream asked for (`retry:`): the floor of the backoff after the first retry. */
+  private retryHint: number | null = null;
 
   constructor(
     private readonly client: WatchSource,
@@ -105,7 +107,7 @@ export class TranscriptWatcher implements AsyncIterable<TranscriptState> {
           this.closed.signal.removeEventListener('abort', stop);
           connection.abort();
         }
-        if (!resumeAtOnce) await sleep(reconnectDelay(attempt++, this.options.reconnect), this.closed.signal);
+        if (!resumeAtOnce) await sleep(reconnectDelay(attempt++, this.options.reconnect, Math.random, this.retryHint), this.closed.signal);
       }
     } finally {
       this.close();
@@ -124,7 +126,7 @@ export class TranscriptWatcher implements AsyncIterable<TranscriptState> {
   }
 
   /** The `patch` events of one response, read as they arrive; a read idle past the timeout drops the connection. */
-  private async *patches(response: Response, connection: AbortController): AsyncGenerator<TranscriptPatchEvent> {
+  private async *patches(response: Response, connection: AbortController): AsyncGenerator<CompactTranscriptPatchEvent> {
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     const parser = new EventStreamParser();
@@ -135,8 +137,9 @@ export class TranscriptWatcher implements AsyncIterable<TranscriptState> {
         const chunk = await reader.read().finally(() => clearTimeout(idle));
         if (chunk.done) return;
         for (const event of parser.push(decoder.decode(chunk.value, { stream: true }))) {
-          if (event.event === 'patch') yield JSON.parse(event.data) as TranscriptPatchEvent;
+          if (event.event === 'patch') yield JSON.parse(event.data) as CompactTranscriptPatchEvent;
         }
+        if (parser.retryMs !== null) this.retryHint = parser.retryMs;
       }
     } finally {
       reader.releaseLock();

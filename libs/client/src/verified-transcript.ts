@@ -1,6 +1,6 @@
 import { chainRows, type MessageRow as DomainRow, type ToolCard as DomainToolCard, transcriptHashOf } from '#domain';
-import type { Marker, MessageRow, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
-import { listAfterDelta, rowsAfterDelta, streamingAfterDelta } from './transcript-delta.js';
+import type { Marker, MessageRow, StreamingDelta, StreamingOutput, ToolCard, TranscriptDelta, TranscriptPatchEvent, TranscriptView } from './api-types.js';
+import { leavesOut, listAfterDelta, rowsAfterDelta, streamingAfterDelta } from './transcript-delta.js';
 
 /** A transcript the watcher holds: its content checked against the hash the service served for that version. */
 export interface TranscriptState {
@@ -37,9 +37,12 @@ export function chainOf(messages: readonly MessageRow[], previous?: HeldTranscri
 
 export const hashOf = (links: readonly string[], toolCards: readonly ToolCard[]): string => transcriptHashOf(links, toolCards as readonly DomainToolCard[]);
 
-type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 'messages' | 'toolCards' | 'markers'> & {
+/** A `since` answer, a patch, or a compact patch (`compact=1`: lists absent when unchanged, `streamingDelta`). */
+type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 'messages'> & {
+  readonly toolCards?: ToolCard[];
+  readonly markers?: Marker[];
   readonly streaming?: StreamingOutput | null;
-  readonly streamingDelta?: TranscriptPatchEvent['streamingDelta'];
+  readonly streamingDelta?: StreamingDelta | null;
 };
 
 /**
@@ -48,6 +51,8 @@ type Delta = Pick<TranscriptPatchEvent, 'version' | 'hash' | 'since' | 'from' | 
  * (cut from another base than the one held): then the whole transcript is fetched again.
  */
 export function applyDelta(held: HeldTranscript | null, delta: Delta, base: { sessionId: string; view: TranscriptView; source: TranscriptState['source'] }): HeldTranscript | null {
+  // A compact patch applies to the version it was cut from only, whatever its `from`.
+  if (leavesOut(delta) && held?.state.version !== delta.since) return null;
   const messages = rowsAfterDelta(held?.state ?? null, delta);
   if (messages === null) return null;
   // A compact patch (`compact=1`) sends the lists only when they changed, and the streaming output as a change.

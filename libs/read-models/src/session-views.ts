@@ -180,7 +180,7 @@ export class SessionViews {
     return { ...current, ...delta };
   }
 
-  /** The pending turn's streaming output at a version, computed once per (session, version). */
+  /** The pending turn's streaming output at a version: the newest two of each session kept, followed token by token (TranscriptCache). */
   streaming(sessionId: string, version: number, state: SessionState): StreamingOutput | null {
     return this.rendered.streaming(sessionId, version, state);
   }

@@ -37,8 +37,11 @@ export class TranscriptCache {
   private readonly transcripts: ByteBoundedCache<string, RenderedTranscript>;
   /** A transcript by the rows it renders: a view reused by `renderNext` keeps its rows, so its hash is not computed again. */
   private readonly byRows = new WeakMap<object, RenderedTranscript>();
-  /** Each session's newest streaming output and the fold of its pending turn it came from (`followStreaming`). */
-  private readonly streamingFolds = new LruCache<string, { version: number; fold: StreamingFold | null; output: StreamingOutput | null }>(256);
+  /** Each session's newest streaming output, the fold of its pending turn it came from (`followStreaming`), and the output before it. */
+  private readonly streamingFolds = new LruCache<
+    string,
+    { version: number; fold: StreamingFold | null; output: StreamingOutput | null; previous: { version: number; output: StreamingOutput | null } | null }
+  >(256);
   /** The last transcript hashed per (session, view). */
   private readonly latestTranscripts: ByteBoundedCache<string, RenderedTranscript>;
 
@@ -103,19 +106,21 @@ export class TranscriptCache {
   }
 
   /**
-   * The pending turn's streaming output at a version, computed once per (session, version) however many watchers
-   * ask. Each session's newest output is kept with the `StreamingFold` it came from, so the next version of a turn
-   * that streams token by token reads only what that version added (`followStreaming`), not the whole journal of
-   * the turn. Only the newest: each output holds the turn's text whole, so a few hundred versions of one long turn
-   * would hold it a few hundred times. An older version is produced from the turn's start and not kept.
+   * The pending turn's streaming output at a version. Each session's newest output is kept with the
+   * `StreamingFold` it came from, so the next version of a turn that streams token by token reads only what that
+   * version added (`followStreaming`), not the whole journal of the turn, however many watchers ask; and the one
+   * before it, for a watcher whose read came back behind another's. No more: each output holds the turn's text
+   * whole, and a few hundred versions of one long turn would hold it a few hundred times. An older version is
+   * produced from the turn's start and not kept.
    */
   streaming(sessionId: string, version: number, state: SessionState): StreamingOutput | null {
     const held = this.streamingFolds.get(sessionId);
     if (held?.version === version) return held.output;
+    if (held?.previous?.version === version) return held.previous.output;
     if (held !== undefined && held.version > version) return followStreaming(null, state).output;
     // A fold is advanced in place: the one held goes with the newer version.
     const { fold, output } = followStreaming(held?.fold ?? null, state);
-    this.streamingFolds.set(sessionId, { version, fold, output });
+    this.streamingFolds.set(sessionId, { version, fold, output, previous: held === undefined ? null : { version: held.version, output: held.output } });
     return output;
   }
 

@@ -31,7 +31,14 @@ function headersOf(headers: Readonly<Record<string, ResponseHeader>> | undefined
 
 function eventStreamResponse(answer: EventStreamAnswer, components: SchemaComponents): Json {
   const events = Object.entries(answer.events).map(([name, event]) => ({ name, ...event, json: components.of(event.schema) }));
-  const list = events.map(({ name, description, json }) => `- \`${name}\`: ${description} Data: ${json.$ref ? `\`${String(json.$ref).split('/').at(-1)}\`` : 'JSON'}.`);
+  const named = (ref: unknown) => `\`${String(ref).split('/').at(-1)}\``;
+  // A schema component by name, or one of several (a union: `oneOf` / `anyOf` of components).
+  const dataOf = (json: Json): string => {
+    if (json.$ref) return named(json.$ref);
+    const choices = (json.oneOf ?? json.anyOf) as Json[] | undefined;
+    return choices?.every((choice) => choice.$ref) ? choices.map((choice) => named(choice.$ref)).join(' or ') : 'JSON';
+  };
+  const list = events.map(({ name, description, json }) => `- \`${name}\`: ${description} Data: ${dataOf(json)}.`);
   const example = events
     .map(({ name, schema }) => [name, z.globalRegistry.get(schema)?.example] as const)
     .filter(([, data]) => data !== undefined)

@@ -11,7 +11,7 @@ import { openEventStream } from '../http/event-stream.js';
 import { LiveHub } from './live-hub.js';
 import { CONFIG_HEARTBEAT_MS } from './live.constants.js';
 import { ApiRoute } from '../docs/api-route.decorator.js';
-import { LAST_EVENT_ID, transcriptChangedEvent, transcriptPatchEvent } from './live.schemas.js';
+import { compactTranscriptPatchEvent, LAST_EVENT_ID, transcriptChangedEvent, transcriptPatchEvent } from './live.schemas.js';
 import { patchBody, type PatchLists } from './live-patch.js';
 
 export const liveQuery = z.object({
@@ -57,8 +57,8 @@ export class LiveController {
         transcript: { description: 'The session changed: its version and the display transcript hash.', schema: transcriptChangedEvent },
         patch: {
           description:
-            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `compact=1` only what changed since the stream's last patch).",
-          schema: transcriptPatchEvent,
+            "With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (`TranscriptPatchEvent`); with `compact=1` only what changed since the stream's last patch (`CompactTranscriptPatchEvent`).",
+          schema: z.union([transcriptPatchEvent, compactTranscriptPatchEvent]),
         },
         erased: {
           description: 'The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410.',

@@ -30,22 +30,22 @@ export const streamingDelta = z
   })
   .meta({ id: 'StreamingDelta', example: { runId: 'run-2', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '' } });
 
+const patchHead = {
+  sessionId: z.string().describe('The session, as in the `since` answer of `GET …/transcript`.'),
+  view: z.enum(['display', 'context']).describe('The view the patch is of (`?view=`), as in the `since` answer.'),
+  version,
+  hash: z.string().describe('The hash of the whole transcript at `version`, after the patch.'),
+  since: version.describe('The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first).'),
+  from: z.number().int().nonnegative().describe('Keep the first `from` rows, then append `messages`.'),
+  messages: z.array(messageRowSchema),
+};
+
 export const transcriptPatchEvent = z
   .object({
-    sessionId: z.string().describe('The session, as in the `since` answer of `GET …/transcript`.'),
-    view: z.enum(['display', 'context']).describe('The view the patch is of (`?view=`), as in the `since` answer.'),
-    version,
-    hash: z.string().describe('The hash of the whole transcript at `version`, after the patch.'),
-    since: version.describe('The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first).'),
-    from: z.number().int().nonnegative().describe('Keep the first `from` rows, then append `messages`.'),
-    messages: z.array(messageRowSchema),
-    toolCards: z.array(toolCardSchema).optional().describe("The transcript's tool cards, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held."),
-    markers: z.array(markerSchema).optional().describe("The session's markers, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held."),
-    streaming: streamingAnswer
-      .nullable()
-      .optional()
-      .describe("The pending turn's streaming output, whole (null: no turn pending). Absent with `compact=1`, which sends `streamingDelta` instead."),
-    streamingDelta: streamingDelta.nullable().optional().describe('With `compact=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending).'),
+    ...patchHead,
+    toolCards: z.array(toolCardSchema),
+    markers: z.array(markerSchema),
+    streaming: streamingAnswer.nullable(),
   })
   .meta({
     id: 'TranscriptPatchEvent',
@@ -60,6 +60,31 @@ export const transcriptPatchEvent = z
       toolCards: [],
       markers: [],
       streaming: { runId: 'run-2', text: 'Run npm', reasoning: '', toolCards: [] },
+    },
+  });
+
+/**
+ * A patch of `compact=1`: only what changed since the stream's last patch (the first of a stream carries
+ * everything). It applies to the version it was cut from (`since`), holding what that patch left.
+ */
+export const compactTranscriptPatchEvent = z
+  .object({
+    ...patchHead,
+    toolCards: z.array(toolCardSchema).optional().describe("The transcript's tool cards when they changed since the stream's last patch; absent: keep those held."),
+    markers: z.array(markerSchema).optional().describe("The session's markers when they changed since the stream's last patch; absent: keep those held."),
+    streamingDelta: streamingDelta.nullable().describe('The streaming output as a change of the one the stream sent before (null: no turn pending).'),
+  })
+  .meta({
+    id: 'CompactTranscriptPatchEvent',
+    example: {
+      sessionId: 'demo',
+      view: 'display',
+      version: 15,
+      hash: '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
+      since: 14,
+      from: 3,
+      messages: [],
+      streamingDelta: { runId: 'run-2', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '' },
     },
   });
 

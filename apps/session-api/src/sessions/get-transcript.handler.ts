@@ -26,11 +26,12 @@ export class GetTranscriptHandler implements IQueryHandler<GetTranscript> {
     const variant = `${since === undefined ? '' : `-since${since}`}${streaming ? '-streaming' : ''}`;
     const etag = transcriptEtag(request.view, version, hash, variant);
     if (isNotModified(negotiation.ifNoneMatch, etag)) return { etag, notModified: true };
-    const tail = streaming ? { streaming: this.views.streaming(sessionId, version, state) } : {};
     // Serialised once per representation and compressed once per coding, whoever asks; the rows of a
     // transcript that several versions share are serialised once for all of them.
     const key = `${sessionId}@${version}/${request.view}${variant}`;
     const answer = this.answers.get(key, () => {
+      // The streaming output only for an answer not yet serialised: it is the turn's text whole.
+      const tail = streaming ? { streaming: this.views.streaming(sessionId, version, state) } : {};
       const head = { sessionId, version, view: request.view };
       if (delta === null) return { etag, json: transcriptAnswerJson(head, transcript, tail) };
       if (delta.from === 0) return { etag, json: transcriptAnswerJson({ ...head, since, from: 0 }, transcript, { markers: view.markers, ...tail }) };

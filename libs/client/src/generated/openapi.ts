@@ -723,6 +723,47 @@ export interface components {
         /**
          * @example {
          *       "sessionId": "demo",
+         *       "view": "display",
+         *       "version": 15,
+         *       "hash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+         *       "since": 14,
+         *       "from": 3,
+         *       "messages": [],
+         *       "streamingDelta": {
+         *         "runId": "run-2",
+         *         "textFrom": 7,
+         *         "text": " install",
+         *         "reasoningFrom": 0,
+         *         "reasoning": ""
+         *       }
+         *     }
+         */
+        CompactTranscriptPatchEvent: {
+            /** @description The session, as in the `since` answer of `GET …/transcript`. */
+            sessionId: string;
+            /**
+             * @description The view the patch is of (`?view=`), as in the `since` answer.
+             * @enum {string}
+             */
+            view: "display" | "context";
+            version: number;
+            /** @description The hash of the whole transcript at `version`, after the patch. */
+            hash: string;
+            /** @description The version the patch applies to (the one sent before, or Last-Event-ID; 0 at first). */
+            since: number;
+            /** @description Keep the first `from` rows, then append `messages`. */
+            from: number;
+            messages: components["schemas"]["MessageRow"][];
+            /** @description The transcript's tool cards when they changed since the stream's last patch; absent: keep those held. */
+            toolCards?: components["schemas"]["ToolCard"][];
+            /** @description The session's markers when they changed since the stream's last patch; absent: keep those held. */
+            markers?: components["schemas"]["Marker"][];
+            /** @description The streaming output as a change of the one the stream sent before (null: no turn pending). */
+            streamingDelta: components["schemas"]["StreamingDelta"] | null;
+        };
+        /**
+         * @example {
+         *       "sessionId": "demo",
          *       "version": 9,
          *       "appended": 1,
          *       "duplicate": false,
@@ -1520,14 +1561,9 @@ export interface components {
             /** @description Keep the first `from` rows, then append `messages`. */
             from: number;
             messages: components["schemas"]["MessageRow"][];
-            /** @description The transcript's tool cards, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held. */
-            toolCards?: components["schemas"]["ToolCard"][];
-            /** @description The session's markers, whole. With `compact=1` absent when unchanged since the stream's last patch: keep those held. */
-            markers?: components["schemas"]["Marker"][];
-            /** @description The pending turn's streaming output, whole (null: no turn pending). Absent with `compact=1`, which sends `streamingDelta` instead. */
-            streaming?: components["schemas"]["StreamingOutput"] | null;
-            /** @description With `compact=1` only: the streaming output as a change of the one the stream sent before (null: no turn pending). */
-            streamingDelta?: components["schemas"]["StreamingDelta"] | null;
+            toolCards: components["schemas"]["ToolCard"][];
+            markers: components["schemas"]["Marker"][];
+            streaming: components["schemas"]["StreamingOutput"] | null;
         };
         TranscriptTruncatedData: {
             keepCount: number;
@@ -2393,7 +2429,7 @@ export interface operations {
              * @description The event stream: `transcript` events, or with `patches=1` `patch` events instead.
              *
              *     - `transcript`: The session changed: its version and the display transcript hash. Data: `TranscriptChangedEvent`.
-             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (with `compact=1` only what changed since the stream's last patch). Data: `TranscriptPatchEvent`.
+             *     - `patch`: With `patches=1`: the `since` delta from the version sent before (the whole transcript, `from: 0`, at first without Last-Event-ID) and the pending turn's streaming output (`TranscriptPatchEvent`); with `compact=1` only what changed since the stream's last patch (`CompactTranscriptPatchEvent`). Data: `TranscriptPatchEvent` or `CompactTranscriptPatchEvent`.
              *     - `erased`: The session was erased (on any replica): its problem details (410 `SESSION_ERASED`, no content), then the stream ends; a reconnect answers 410. Data: `Problem`.
              */
             200: {
@@ -2405,10 +2441,6 @@ export interface operations {
                      * @example id: 12
                      *     event: transcript
                      *     data: {"version":12,"hash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}
-                     *
-                     *     id: 14
-                     *     event: patch
-                     *     data: {"sessionId":"demo","view":"display","version":14,"hash":"2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae","since":12,"from":2,"messages":[{"role":"user","content":"And how do I fix it?","timestamp":1767225700}],"toolCards":[],"markers":[],"streaming":{"runId":"run-2","text":"Run npm","reasoning":"","toolCards":[]}}
                      *
                      *     id: undefined
                      *     event: erased

@@ -47,13 +47,17 @@ function eventOf(runId: string, d: { seq: number; event: string; text: string; f
   return journal(runId, d.seq, d.event, payload, at);
 }
 
-/** Follows `events` one at a time as a reader of each version does, checking every output against the whole pass. */
-function followEach(events: readonly SessionEvent[]): { continued: number; versions: number } {
+/**
+ * Follows `events` as a reader does, checking every output it reads against the whole pass: each version, or only
+ * those `read` picks (a reader behind skips versions, and the fold then reads several events at once).
+ */
+function followEach(events: readonly SessionEvent[], read: (index: number) => boolean = () => true): { continued: number; versions: number } {
   let state = initialSessionState();
   let fold: StreamingFold | null = null;
   let continued = 0;
-  for (const event of events) {
+  for (const [index, event] of events.entries()) {
     state = evolve(state, event);
+    if (!read(index)) continue;
     const next = followStreaming(fold, state);
     if (fold !== null && next.fold === fold) continued += 1;
     expect(next.output).toEqual(wholePass(state));
@@ -69,6 +73,16 @@ describe('the pending turn’s streaming output, followed version by version', (
       fc.property(fc.array(delivery, { maxLength: 40 }), (deliveries) => {
         const events = [started('s1', 100), submitted('r1', 'go', 101), ...deliveries.map((d, i) => eventOf('r1', d, 102 + i))];
         followEach(events);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is so for a reader that skips versions (several events read at once)', () => {
+    fc.assert(
+      fc.property(fc.array(delivery, { maxLength: 40 }), fc.array(fc.boolean(), { minLength: 42, maxLength: 42 }), (deliveries, reads) => {
+        const events = [started('s1', 100), submitted('r1', 'go', 101), ...deliveries.map((d, i) => eventOf('r1', d, 102 + i))];
+        followEach(events, (index) => reads[index]!);
       }),
       { numRuns: 300 },
     );
