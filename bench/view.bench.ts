@@ -84,10 +84,10 @@ async function measure(messages: number): Promise<SessionFigures> {
 interface LongTurnFigures {
   /** Median time to produce the streaming output of a version after one token (`SessionViews.streaming`), ms. */
   readonly streamingMs: number;
-  /** Median JSON size of the live patch for one token: the streaming output whole, and as `streamingDelta`. */
+  /** Median JSON size of the live patch for one token: whole (`patches=1`) and compact (`compact=1`). */
   readonly wholePatchBytes: number;
   readonly deltaPatchBytes: number;
-  /** Median time of the whole pass over the turn's journal (`streamingOutputOf`: every version before the fold), ms. */
+  /** Median time of a pass over the turn's whole journal (`streamingOutputOf`: a fold from the turn's start, as on a cold cache), ms. */
   readonly wholePassMs: number;
 }
 

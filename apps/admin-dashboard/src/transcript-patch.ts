@@ -27,9 +27,9 @@ export function holdTranscript(transcript: Transcript, markers: readonly Marker[
 /**
  * Applies a `since` delta with the client library's rules (`rowsAfterDelta`, `listAfterDelta`, `streamingAfterDelta`):
  * keep the first `from` rows held, append `messages`, keep the lists a compact patch leaves out, and the streaming
- * output likewise. A patch older than what is held changes
- * nothing; one that cannot apply (cut from a version we do not hold, keeping more rows or text than we hold)
- * answers null, so the caller loads the whole transcript and opens the feed again.
+ * output likewise. A patch older than what is held changes nothing; one that cannot apply (cut from a version we
+ * do not hold, keeping more rows or text than we hold) answers null, so the caller loads the whole transcript and
+ * opens the feed again.
  */
 export function applyPatch(held: HeldTranscript, patch: TranscriptPatch): HeldTranscript | null {
   if (patch.version < held.version) return held;

@@ -1,6 +1,6 @@
 import type { Marker, StreamingOutput, ToolCard } from '#domain';
 
-/** A live patch's `streamingDelta` (live.schemas.ts): the streaming output as a change of the one sent before. */
+/** A live patch's `streamingDelta`: the streaming output as a change of the one sent before (its schema, live.schemas.ts, satisfies this). */
 export interface StreamingDelta {
   readonly runId: string;
   readonly textFrom: number;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { markerSchema, messageRowSchema, toolCardSchema } from '#domain';
 import type { RequestHeader } from '../docs/api-route.decorator.js';
+import type { StreamingDelta } from './live-patch.js';
 import { streamingAnswer } from '../sessions/session-queries.schemas.js';
 
 /** The `data:` of the events of `GET /v1/sessions/{id}/live`; each event's `id:` is the version. */
@@ -28,7 +29,7 @@ export const streamingDelta = z
     reasoning: z.string(),
     toolCards: z.array(toolCardSchema).optional().describe("The turn's tool cards when they changed since the stream's last patch; absent: unchanged."),
   })
-  .meta({ id: 'StreamingDelta', example: { runId: 'run-2', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '' } });
+  .meta({ id: 'StreamingDelta', example: { runId: 'run-2', textFrom: 7, text: ' install', reasoningFrom: 0, reasoning: '' } }) satisfies z.ZodType<StreamingDelta>;
 
 const patchHead = {
   sessionId: z.string().describe('The session, as in the `since` answer of `GET …/transcript`.'),

@@ -117,7 +117,6 @@ function readFrom(fold: StreamingFold, journal: JournalChunks): void {
 
 const joinTexts = (joined: string, next: string): string => (joined === '' ? next : next === '' ? joined : `${joined}\n\n${next}`);
 
-
 /**
  * The output of the pass as a final flush would end it, without flushing: the rows flushed so far (joined once
  * each, as they come) and the draft's open buffers. Each row's content and reasoning join their texts when not
